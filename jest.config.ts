@@ -4,17 +4,21 @@ import type { Config } from 'jest';
 // typebox and the TypeBox type provider ship only ES modules; let Babel turn them into CommonJS for jest.
 const transformIgnorePatterns = ['/node_modules/(?!(typebox|@fastify/type-provider-typebox)/)'];
 const transform = { '^.+\\.[cm]?[jt]sx?$': 'babel-jest' };
+// msw 2 pulls in a few ES-module-only packages too.
+const webTransformIgnorePatterns = [
+  '/node_modules/(?!(typebox|@fastify/type-provider-typebox|rettime|until-async|@open-draft/deferred-promise)/)',
+];
 
 const config: Config = {
   projects: [
     {
       displayName: 'web',
-      testEnvironment: 'jsdom',
+      testEnvironment: '<rootDir>/test/web/jsdomEnvironment.ts',
       roots: ['<rootDir>/test/web'],
       setupFilesAfterEnv: ['<rootDir>/test/web/setup.ts'],
       moduleNameMapper: { '\\.css$': '<rootDir>/test/web/styleStub.ts' },
       transform,
-      transformIgnorePatterns,
+      transformIgnorePatterns: webTransformIgnorePatterns,
     },
     {
       displayName: 'server',

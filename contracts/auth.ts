@@ -35,7 +35,8 @@ export type AccessTokenResponse = Static<typeof AccessTokenResponse>;
 export const loginFailures = ['Failed', 'RequiresTwoFactor', 'LockedOut', 'NotAllowed'] as const;
 export type LoginFailure = (typeof loginFailures)[number];
 
-export const Role = Type.Union(roles.map((r) => Type.Literal(r)));
+// Enum over the roles tuple keeps the literal types (a Union over roles.map(...) resolves to never).
+export const Role = Type.Enum(roles);
 
 export const CurrentUser = Type.Object({
   id: Type.String(),

@@ -1,0 +1,86 @@
+import { randomUUID } from 'node:crypto';
+import cookie from '@fastify/cookie';
+import rateLimit from '@fastify/rate-limit';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify from 'fastify';
+import { systemClock, type Clock } from './clock';
+import type { Config, LogLevel } from './config';
+import type { AppContext } from './context';
+import { migrateToLatest } from './db/migrations';
+import { openDb } from './db/open';
+import type { Db } from './db/schema';
+import { accessControl, requireAccessRule } from './http/auth';
+import { loggerOptions, type LogStream } from './http/logging';
+import { openApi } from './http/openapi';
+import { HttpProblem, registerProblemHandlers } from './http/problems';
+import { securityHeaders } from './http/security';
+import { spa } from './http/spa';
+import { validatorCompiler } from './http/validation';
+import { InProcessBus, type EventBus } from './hub/bus';
+import { defaultHubLimits, Hub, type HubLimits } from './hub/hub';
+import { groupMethods } from './hub/methods';
+import { hubRoute } from './hub/route';
+import { authRoutes } from './routes/auth';
+import { debugRoutes } from './routes/debug';
+import { healthRoutes } from './routes/health';
+
+export interface AppDeps {
+  /** A store to use instead of opening `<dataDir>/warden.sqlite`; the caller keeps ownership and closes it. */
+  db?: Db;
+  clock?: Clock;
+  /** false silences logging; otherwise overrides the level and where lines go (redaction always applies). */
+  logger?: false | { level?: LogLevel; stream?: LogStream };
+  /** In-process by default; several server processes would share a PostgreSQL LISTEN/NOTIFY bus. */
+  bus?: EventBus;
+  hubLimits?: HubLimits;
+}
+
+/**
+ * The whole HTTP application, not yet listening: tests call inject(), main calls listen().
+ * Routes may still be added until it is ready; every route must declare `config.access`.
+ */
+export function buildApp(config: Config, deps: AppDeps = {}) {
+  const db = deps.db ?? openDb(config);
+  const bus = deps.bus ?? new InProcessBus();
+
+  const app = Fastify({
+    logger: deps.logger === false ? false : loggerOptions(deps.logger?.level ?? config.logLevel, deps.logger?.stream),
+    genReqId: () => randomUUID(),
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+
+  // Instances arrive with the instances feature; until then no instance is visible to anyone.
+  const hub = new Hub(bus, groupMethods(() => false), app.log, deps.hubLimits ?? defaultHubLimits);
+  const ctx: AppContext = { config, db, clock: deps.clock ?? systemClock, bus, hub };
+  // Tell clients to reconnect (to this server's successor) before connections are torn down.
+  app.addHook('preClose', async () => hub.close());
+
+  // Added synchronously so it sees every route, including ones a test adds after buildApp returns.
+  app.addHook('onRoute', requireAccessRule);
+  registerProblemHandlers(app);
+
+  app.register(async () => migrateToLatest(db));
+  if (!deps.db) app.addHook('onClose', async () => db.destroy());
+
+  // Order matters: onRequest hooks run in registration order, so security headers are set before
+  // the SPA may answer a navigation, and the SPA answers before the access rules are enforced.
+  app.register(cookie);
+  app.register(securityHeaders, { config });
+  app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (_request, context) =>
+      new HttpProblem(context.statusCode, `Too many requests; try again in ${context.after}.`),
+  });
+  app.register(spa, { staticDir: config.staticDir });
+  app.register(accessControl, { ctx });
+  app.register(openApi, { config });
+
+  app.register(healthRoutes);
+  app.register(hubRoute, { ctx, hub });
+  app.register(authRoutes, { prefix: '/auth', ctx });
+  app.register(debugRoutes, { ctx });
+
+  return app;
+}
+
+export type App = ReturnType<typeof buildApp>;

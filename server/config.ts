@@ -1,0 +1,126 @@
+import path from 'node:path';
+import { passwordErrors } from './auth/passwordRules';
+import { debianEngineBinaries, type EngineBinaries } from './engines/detect';
+
+export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof logLevels)[number];
+
+export interface Config {
+  host: string;
+  /** 0 asks the OS for a free port. */
+  port: number;
+  /** Absolute. Holds the store and, later, instances' data and local backups. */
+  dataDir: string;
+  /** Origin (and optional base path) users reach Warden at; no trailing slash. */
+  publicUrl: string;
+  /** Origins allowed to make cookie-authenticated mutating calls (CSRF defence) and hub upgrades. */
+  allowedOrigins: string[];
+  adminEmail: string;
+  /** Password of the first admin; undefined means one is generated and printed once. */
+  adminPassword: string | undefined;
+  /** The built SPA (webpack output). */
+  staticDir: string;
+  logLevel: LogLevel;
+  /** Sign-in attempts per minute from one IP address, on top of the per-account lockout. */
+  loginRateLimit: number;
+  /** Engine binaries: Debian's paths unless WARDEN_PG_BINDIR / WARDEN_ETCD_BIN / WARDEN_ETCDCTL_BIN say otherwise. */
+  engines: EngineBinaries;
+}
+
+type Env = Record<string, string | undefined>;
+
+// Server files live in <repo>/server, so the built SPA is one level up.
+const repoRoot = path.resolve(__dirname, '..');
+
+/** Environment → typed config (DESIGN §4). Throws an Error naming the variable on a bad value. */
+export function loadConfig(env: Env = process.env): Config {
+  const read = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value ? value : undefined;
+  };
+
+  const publicUrl = parsePublicUrl(read('WARDEN_PUBLIC_URL') ?? 'http://127.0.0.1:8080');
+  const adminPassword = env.WARDEN_ADMIN_PASSWORD || undefined;
+  if (adminPassword !== undefined && passwordErrors(adminPassword).length > 0) {
+    throw new Error(
+      `WARDEN_ADMIN_PASSWORD does not meet the password rules (${passwordErrors(adminPassword).join(', ')}): ` +
+        'use 8 or more characters with a digit, a lower-case letter, an upper-case letter and a symbol',
+    );
+  }
+
+  return {
+    host: read('WARDEN_HOST') ?? '127.0.0.1',
+    port: parseInteger('WARDEN_PORT', read('WARDEN_PORT'), 8080, 0, 65535),
+    dataDir: path.resolve(read('WARDEN_DATA_DIR') ?? './data'),
+    publicUrl,
+    allowedOrigins: parseOrigins(read('WARDEN_ALLOWED_ORIGINS'), new URL(publicUrl).origin),
+    adminEmail: parseEmail(read('WARDEN_ADMIN_EMAIL') ?? 'admin@warden.local'),
+    adminPassword,
+    staticDir: path.resolve(read('WARDEN_STATIC_DIR') ?? path.join(repoRoot, 'dist')),
+    logLevel: parseLogLevel(read('WARDEN_LOG_LEVEL') ?? 'info'),
+    loginRateLimit: parseInteger('WARDEN_LOGIN_RATE_LIMIT', read('WARDEN_LOGIN_RATE_LIMIT'), 30, 1, 100_000),
+    engines: {
+      pgBinDir: read('WARDEN_PG_BINDIR') ?? debianEngineBinaries.pgBinDir,
+      etcdBin: read('WARDEN_ETCD_BIN') ?? debianEngineBinaries.etcdBin,
+      etcdctlBin: read('WARDEN_ETCDCTL_BIN') ?? debianEngineBinaries.etcdctlBin,
+    },
+  };
+}
+
+/** Cookies get the Secure flag exactly when users reach Warden over https. */
+export function usesHttps(config: Pick<Config, 'publicUrl'>): boolean {
+  return config.publicUrl.startsWith('https:');
+}
+
+function parseInteger(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < min || value > max) {
+    throw new Error(`${name} must be a whole number from ${min} to ${max}, got '${raw}'`);
+  }
+  return value;
+}
+
+function parsePublicUrl(raw: string): string {
+  const url = parseHttpUrl('WARDEN_PUBLIC_URL', raw);
+  return url.href.replace(/\/$/, '');
+}
+
+function parseOrigins(raw: string | undefined, fallback: string): string[] {
+  if (raw === undefined) return [fallback];
+  return raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const url = parseHttpUrl('WARDEN_ALLOWED_ORIGINS', entry);
+      if (url.pathname !== '/' || url.search || url.hash || entry.endsWith('/')) {
+        throw new Error(`WARDEN_ALLOWED_ORIGINS entries must be origins like https://warden.example.com, got '${entry}'`);
+      }
+      return url.origin;
+    });
+}
+
+function parseHttpUrl(name: string, raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`${name} must be an absolute http(s) URL, got '${raw}'`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error(`${name} must use http or https, got '${raw}'`);
+  }
+  return url;
+}
+
+function parseEmail(raw: string): string {
+  if (!/^[^\s@]+@[^\s@]+$/.test(raw)) throw new Error(`WARDEN_ADMIN_EMAIL must be an e-mail address, got '${raw}'`);
+  return raw.toLowerCase();
+}
+
+function parseLogLevel(raw: string): LogLevel {
+  const level = logLevels.find((l) => l === raw);
+  if (!level) throw new Error(`WARDEN_LOG_LEVEL must be one of ${logLevels.join(', ')}, got '${raw}'`);
+  return level;
+}

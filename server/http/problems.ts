@@ -1,0 +1,164 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { problemContentType, type Problem } from '../../contracts/problem';
+
+// The one place errors become RFC 9457 problem details (DESIGN §6). Handlers throw HttpProblem;
+// everything else Fastify or a plugin throws is mapped here; anything unexpected is a bare 500.
+
+const statusTitles: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+// Types point at the RFC section defining the status, as ASP.NET Core's problem details do.
+const statusTypes: Record<number, string> = {
+  400: 'https://tools.ietf.org/html/rfc9110#section-15.5.1',
+  401: 'https://tools.ietf.org/html/rfc9110#section-15.5.2',
+  403: 'https://tools.ietf.org/html/rfc9110#section-15.5.4',
+  404: 'https://tools.ietf.org/html/rfc9110#section-15.5.5',
+  405: 'https://tools.ietf.org/html/rfc9110#section-15.5.6',
+  409: 'https://tools.ietf.org/html/rfc9110#section-15.5.10',
+  413: 'https://tools.ietf.org/html/rfc9110#section-15.5.14',
+  415: 'https://tools.ietf.org/html/rfc9110#section-15.5.16',
+  422: 'https://tools.ietf.org/html/rfc9110#section-15.5.21',
+  429: 'https://tools.ietf.org/html/rfc6585#section-4',
+  500: 'https://tools.ietf.org/html/rfc9110#section-15.6.1',
+  503: 'https://tools.ietf.org/html/rfc9110#section-15.6.4',
+};
+
+export const validationTitle = 'One or more validation errors occurred.';
+
+export type FieldErrors = Record<string, string[]>;
+
+/** An error a handler throws to answer with a problem: `throw new HttpProblem(404, 'No such instance.')`. */
+export class HttpProblem extends Error {
+  readonly status: number;
+  readonly title: string;
+  readonly detail: string | undefined;
+  readonly errors: FieldErrors | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    status: number,
+    detail?: string,
+    options: { title?: string; errors?: FieldErrors; headers?: Record<string, string> } = {},
+  ) {
+    const title = options.title ?? statusTitles[status] ?? 'Error';
+    super(detail ?? title);
+    this.name = 'HttpProblem';
+    this.status = status;
+    this.title = title;
+    this.detail = detail;
+    this.errors = options.errors;
+    this.headers = options.headers ?? {};
+  }
+
+  toJSON(): Problem {
+    return {
+      type: statusTypes[this.status] ?? 'about:blank',
+      title: this.title,
+      status: this.status,
+      ...(this.detail !== undefined && { detail: this.detail }),
+      ...(this.errors !== undefined && { errors: this.errors }),
+    };
+  }
+}
+
+/** A 400 listing what is wrong per field, e.g. `{ email: ['is required'] }`. */
+export function validationProblem(errors: FieldErrors): HttpProblem {
+  return new HttpProblem(400, undefined, { title: validationTitle, errors });
+}
+
+export function sendProblem(reply: FastifyReply, problem: HttpProblem): FastifyReply {
+  return reply.code(problem.status).headers(problem.headers).type(problemContentType).send(problem.toJSON());
+}
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+/** Ajv errors keyed by field path (`parameters.max_connections`; `$` for the whole document). */
+function fieldErrors(validation: readonly AjvError[]): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const error of validation) {
+    const path = error.instancePath
+      .split('/')
+      .filter(Boolean)
+      .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+    let message = error.message ?? 'is invalid';
+    if (error.keyword === 'required') {
+      path.push(String(error.params.missingProperty));
+      message = 'is required';
+    } else if (error.keyword === 'additionalProperties') {
+      path.push(String(error.params.additionalProperty));
+      message = 'is not a known field';
+    }
+    const key = path.join('.') || '$';
+    (errors[key] ??= []).push(message);
+  }
+  return errors;
+}
+
+/** Maps anything thrown while handling a request to the problem to answer, or null for a 500. */
+export function toProblem(error: FastifyError | Error): HttpProblem | null {
+  if (error instanceof HttpProblem) return error;
+  const { code, statusCode, validation } = error as Partial<FastifyError>;
+  if (validation) return validationProblem(fieldErrors(validation as AjvError[]));
+  switch (code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new HttpProblem(400, 'The request body is not valid JSON.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new HttpProblem(400, 'The request body is empty but its Content-Type says JSON.');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new HttpProblem(413, 'The request body is too large.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new HttpProblem(415, 'Send the request body as application/json.');
+  }
+  if (error instanceof SyntaxError && statusCode === 400) return new HttpProblem(400, 'The request body is not valid JSON.');
+  if (statusCode !== undefined && statusCode >= 400 && statusCode < 500) {
+    // Fastify's own messages describe the request, never the server; a plugin's may not, so omit those.
+    return new HttpProblem(statusCode, code?.startsWith('FST_') ? error.message : undefined);
+  }
+  return null;
+}
+
+export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
+  const problem = toProblem(error);
+  if (problem) return sendProblem(reply, problem);
+  // The log keeps the details for the operator; the client learns nothing about the internals.
+  request.log.error({ err: error }, 'Unhandled error');
+  return sendProblem(reply, new HttpProblem(500));
+}
+
+const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/** Unknown path → 404; a path that exists only for other methods → 405 with an Allow header. */
+export function handleNotFound(request: FastifyRequest, reply: FastifyReply) {
+  const path = request.url.split('?')[0];
+  const allowed = methods.filter((method) => request.server.findRoute({ method, url: path }) !== null);
+  if (allowed.length > 0 && !allowed.includes(request.method as (typeof methods)[number])) {
+    const allow = allowed.join(', ');
+    return sendProblem(
+      reply,
+      new HttpProblem(405, `${request.method} is not allowed here; use ${allow}.`, { headers: { allow } }),
+    );
+  }
+  return sendProblem(reply, new HttpProblem(404, 'There is nothing at this address.'));
+}
+
+export function registerProblemHandlers(app: FastifyInstance): void {
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler(handleNotFound);
+}

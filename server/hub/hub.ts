@@ -1,0 +1,263 @@
+import type { WebSocket } from 'ws';
+import type { Role } from '../../contracts/roles';
+import type { Audience, EventBus, HubEvent } from './bus';
+import {
+  checkHandshake,
+  encode,
+  MessageType,
+  parseClientMessage,
+  ProtocolError,
+  recordSeparator,
+  splitRecords,
+  type InvocationMessage,
+} from './protocol';
+
+export interface HubPrincipal {
+  userId: string;
+  role: Role;
+  sessionId: string;
+}
+
+export interface HubLimits {
+  /** Largest text frame accepted, in bytes. */
+  maxMessageBytes: number;
+  maxGroupsPerConnection: number;
+  maxConnectionsPerUser: number;
+  /** The server pings at least this often (the client gives up after its 30 s server timeout). */
+  pingIntervalMs: number;
+  /** A client silent for this long is closed. */
+  clientTimeoutMs: number;
+  /** A connection whose unsent data grows past this is too slow to keep. */
+  maxBufferedBytes: number;
+}
+
+export const defaultHubLimits: HubLimits = {
+  maxMessageBytes: 32 * 1024,
+  maxGroupsPerConnection: 64,
+  maxConnectionsPerUser: 16,
+  pingIntervalMs: 15_000,
+  clientTimeoutMs: 30_000,
+  maxBufferedBytes: 8 * 1024 * 1024,
+};
+
+/** An error whose message is sent to the client as the Completion error. */
+export class HubError extends Error {}
+
+/** A hub method the browser may invoke. It answers a group name to join or leave, or throws HubError. */
+export interface GroupMethod {
+  /** Join{Name} and Leave{Name} share the name. */
+  name: string;
+  resolveGroup(principal: HubPrincipal, args: unknown[]): Promise<string> | string;
+}
+
+export interface HubLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+class Connection {
+  handshaken = false;
+  lastSeen = Date.now();
+  readonly groups = new Set<string>();
+
+  constructor(
+    readonly socket: WebSocket,
+    readonly principal: HubPrincipal,
+  ) {}
+
+  send(frame: string) {
+    if (this.socket.readyState === this.socket.OPEN) this.socket.send(frame);
+  }
+
+  close(error?: string, allowReconnect?: boolean) {
+    this.send(encode({ type: MessageType.Close, ...(error ? { error } : {}), ...(allowReconnect !== undefined ? { allowReconnect } : {}) }));
+    this.socket.close(1000);
+  }
+}
+
+/**
+ * The server side of /uihub: speaks the SignalR JSON hub protocol over plain WebSockets, keeps
+ * group membership per connection and delivers the bus's events to their audience.
+ */
+export class Hub {
+  private readonly connections = new Set<Connection>();
+  private readonly methods = new Map<string, GroupMethod>();
+  private readonly timer: NodeJS.Timeout;
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    bus: EventBus,
+    methods: GroupMethod[],
+    private readonly log: HubLogger,
+    readonly limits: HubLimits = defaultHubLimits,
+  ) {
+    for (const method of methods) this.methods.set(method.name, method);
+    this.unsubscribe = bus.subscribe((event) => this.deliver(event));
+    this.timer = setInterval(() => this.keepAlive(), Math.min(limits.pingIntervalMs, limits.clientTimeoutMs / 2));
+    this.timer.unref();
+  }
+
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
+  /** Refuses a new connection when the user already holds the most allowed; answers the reason. */
+  admissionError(principal: HubPrincipal): string | null {
+    const held = [...this.connections].filter((c) => c.principal.userId === principal.userId).length;
+    return held >= this.limits.maxConnectionsPerUser
+      ? `Too many connections: at most ${this.limits.maxConnectionsPerUser} per user.`
+      : null;
+  }
+
+  accept(socket: WebSocket, principal: HubPrincipal): void {
+    const connection = new Connection(socket, principal);
+    this.connections.add(connection);
+    socket.on('message', (data, isBinary) => this.receive(connection, data as Buffer, isBinary));
+    socket.on('close', () => this.connections.delete(connection));
+    socket.on('error', (error) => this.log.warn({ err: error, userId: principal.userId }, 'hub socket error'));
+  }
+
+  /** Closes every connection of a user (logout elsewhere, disabled, password changed). */
+  closeUser(userId: string, reason: string): void {
+    for (const c of this.connections) if (c.principal.userId === userId) c.close(reason, false);
+  }
+
+  /** Closes the connections opened with one session (that session logged out). */
+  closeSession(sessionId: string, reason: string): void {
+    for (const c of this.connections) if (c.principal.sessionId === sessionId) c.close(reason, false);
+  }
+
+  /** Server shutdown: clients may reconnect to the next server. */
+  close(): void {
+    clearInterval(this.timer);
+    this.unsubscribe();
+    for (const c of this.connections) c.close('Server is shutting down.', true);
+    this.connections.clear();
+  }
+
+  groupsOf(userId: string): string[][] {
+    return [...this.connections].filter((c) => c.principal.userId === userId).map((c) => [...c.groups]);
+  }
+
+  private receive(connection: Connection, data: Buffer, isBinary: boolean) {
+    connection.lastSeen = Date.now();
+    try {
+      if (isBinary) throw new ProtocolError('Binary frames are not supported by the json protocol.');
+      if (data.length > this.limits.maxMessageBytes) {
+        throw new ProtocolError(`Message is too large: at most ${this.limits.maxMessageBytes} bytes.`);
+      }
+      const records = splitRecords(data.toString('utf8'));
+      for (const record of records) {
+        if (!connection.handshaken) {
+          this.handshake(connection, record);
+          if (!connection.handshaken) return;
+          continue;
+        }
+        this.dispatch(connection, record);
+      }
+    } catch (error) {
+      if (!(error instanceof ProtocolError)) throw error;
+      this.log.info({ userId: connection.principal.userId, reason: error.message }, 'hub protocol error');
+      if (connection.handshaken) connection.close(error.message, false);
+      else {
+        connection.send(JSON.stringify({ error: error.message }) + recordSeparator);
+        connection.socket.close(1002);
+      }
+    }
+  }
+
+  private handshake(connection: Connection, record: string) {
+    const refusal = checkHandshake(record);
+    if (refusal) {
+      connection.send(JSON.stringify({ error: refusal }) + recordSeparator);
+      connection.socket.close(1002);
+      return;
+    }
+    connection.handshaken = true;
+    connection.send('{}' + recordSeparator);
+  }
+
+  private dispatch(connection: Connection, record: string) {
+    const message = parseClientMessage(record);
+    switch (message.type) {
+      case MessageType.Invocation:
+        void this.invoke(connection, message);
+        return;
+      case MessageType.StreamInvocation:
+        connection.send(encode({ type: MessageType.Completion, invocationId: message.invocationId, error: 'Streaming hub methods are not supported.' }));
+        return;
+      case MessageType.Close:
+        connection.socket.close(1000);
+        return;
+      default:
+        // Ping only refreshes lastSeen; Cancel, Ack, Sequence and StreamItem have nothing to act on.
+        return;
+    }
+  }
+
+  private async invoke(connection: Connection, message: InvocationMessage) {
+    const reply = (outcome: { result?: unknown } | { error: string }) => {
+      if (message.invocationId !== undefined) {
+        connection.send(encode({ type: MessageType.Completion, invocationId: message.invocationId, ...outcome }));
+      }
+    };
+    const match = /^(Join|Leave)(.+)$/.exec(message.target);
+    const method = match ? this.methods.get(match[2]) : undefined;
+    if (!match || !method) return reply({ error: `Unknown hub method '${message.target}'` });
+    try {
+      const group = await method.resolveGroup(connection.principal, message.arguments);
+      if (match[1] === 'Join') {
+        if (!connection.groups.has(group) && connection.groups.size >= this.limits.maxGroupsPerConnection) {
+          throw new HubError(`Too many groups: at most ${this.limits.maxGroupsPerConnection} per connection.`);
+        }
+        connection.groups.add(group);
+      } else {
+        connection.groups.delete(group);
+      }
+      reply({ result: null });
+    } catch (error) {
+      if (error instanceof HubError) return reply({ error: error.message });
+      this.log.warn({ err: error, target: message.target }, 'hub method failed');
+      reply({ error: `An unexpected error occurred invoking '${message.target}' on the server.` });
+    }
+  }
+
+  private deliver(event: HubEvent) {
+    const frame = encode({ type: MessageType.Invocation, target: event.event, arguments: [event.payload] });
+    for (const connection of this.connections) {
+      if (!connection.handshaken || !reaches(event.audience, connection)) continue;
+      if (connection.socket.bufferedAmount > this.limits.maxBufferedBytes) {
+        connection.close('The connection is too slow to keep up with events.', true);
+        continue;
+      }
+      connection.send(frame);
+    }
+  }
+
+  private keepAlive() {
+    const now = Date.now();
+    const ping = encode({ type: MessageType.Ping });
+    for (const connection of this.connections) {
+      if (now - connection.lastSeen > this.limits.clientTimeoutMs) {
+        connection.close('Client timeout elapsed without receiving a message from the client.', true);
+        connection.socket.terminate();
+        this.connections.delete(connection);
+      } else if (connection.handshaken) {
+        connection.send(ping);
+      }
+    }
+  }
+}
+
+function reaches(audience: Audience, connection: Connection): boolean {
+  switch (audience.kind) {
+    case 'all':
+      return true;
+    case 'admins':
+      return connection.principal.role === 'admin';
+    case 'users':
+      return audience.userIds.includes(connection.principal.userId);
+    case 'group':
+      return connection.groups.has(audience.group);
+  }
+}

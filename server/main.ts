@@ -1,0 +1,99 @@
+import type { AddressInfo } from 'node:net';
+import { buildApp, type App } from './app';
+import { ensureFirstAdmin, type FirstAdmin } from './auth/firstAdmin';
+import { loadConfig, type Config } from './config';
+import { migrateToLatest } from './db/migrations';
+import { openDb } from './db/open';
+import type { Db } from './db/schema';
+
+export interface RunningServer {
+  app: App;
+  db: Db;
+  /** Where it listens, with the real port when WARDEN_PORT=0, e.g. http://127.0.0.1:41234. */
+  url: string;
+  /** Stops accepting requests, finishes the ones in flight, closes the store. */
+  close(): Promise<void>;
+}
+
+export interface StartDeps {
+  /** Receives the lines an operator must see (first-admin box, listening address); stdout by default. */
+  print?: (text: string) => void;
+}
+
+/** The block that tells the operator the first admin's credentials, printed once on an empty store. */
+export function firstAdminBanner(admin: FirstAdmin): string {
+  const lines = [
+    'Warden created the first administrator account:',
+    '',
+    `  e-mail:   ${admin.email}`,
+    admin.generated ? `  password: ${admin.password}` : '  password: the value of WARDEN_ADMIN_PASSWORD',
+    '',
+    admin.generated ? 'Store this password now: it is not shown again.' : 'Sign in with it and keep it safe.',
+  ];
+  const width = Math.max(...lines.map((line) => line.length));
+  const rule = `+${'-'.repeat(width + 2)}+`;
+  return [rule, ...lines.map((line) => `| ${line.padEnd(width)} |`), rule].join('\n');
+}
+
+/** Opens and migrates the store, makes sure an admin exists, and listens. Reusable by scripts. */
+export async function startServer(config: Config, deps: StartDeps = {}): Promise<RunningServer> {
+  const print = deps.print ?? ((text: string) => process.stdout.write(`${text}\n`));
+  const db = openDb(config);
+  try {
+    await migrateToLatest(db);
+    const admin = await ensureFirstAdmin(db, config);
+    if (admin) print(firstAdminBanner(admin));
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+
+  const app = buildApp(config, { db });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    await app.close();
+    await db.destroy();
+    throw error;
+  }
+  const { port } = app.server.address() as AddressInfo;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  print(`Warden listening on ${url}`);
+
+  return {
+    app,
+    db,
+    url,
+    async close() {
+      await app.close();
+      await db.destroy();
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const server = await startServer(loadConfig());
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    server.app.log.info({ signal }, 'Shutting down');
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        server.app.log.error({ err: error }, 'Shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+// Runs only as the process entry (tsx server/main.ts), not when a script or test imports startServer.
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`Warden failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,104 @@
+import type { ComponentType } from 'react';
+import { createBrowserRouter, replace, type RouteObject } from 'react-router-dom';
+import type { Role } from '../../contracts/roles';
+import { routes, type RouteName } from '../../contracts/routes';
+import { Layout } from '../features/layout/Layout';
+import { redirectSignedIn, requireRole, requireUser, type PreviousLocation } from './guard';
+import type { AppStore } from './store';
+
+export type AppRouter = ReturnType<typeof createBrowserRouter>;
+
+/** A lazy screen: webpack puts each in its own chunk, loaded on first visit. */
+function screen<Name extends string>(load: () => Promise<Record<Name, ComponentType>>, name: Name) {
+  return async () => ({ Component: (await load())[name] });
+}
+
+/** Nothing shows while the first loaders wait for the current user (SPEC §1). */
+const NothingYet = () => null;
+
+/** A route that only sends on; its loader redirects before anything would render. */
+const redirectRoute = (to: string) => ({
+  loader: () => replace(to),
+  Component: NothingYet,
+});
+
+/** Every screen of SPEC §2, its path and name from contracts/routes.ts (the route id is the name). */
+export function appRoutes(store: AppStore, previousLocation: PreviousLocation): RouteObject[] {
+  const route = (name: RouteName, rest: Omit<RouteObject, 'id' | 'path' | 'index' | 'children'>): RouteObject => {
+    const { path, role } = routes[name] as { path: string; role?: Role };
+    return { id: name, path, ...(role && { loader: requireRole(store, role, previousLocation) }), ...rest };
+  };
+
+  return [
+    {
+      id: 'root',
+      HydrateFallback: NothingYet,
+      children: [
+        route('login', {
+          loader: redirectSignedIn(store),
+          lazy: screen(() => import('../features/auth/LoginPage'), 'LoginPage'),
+        }),
+        {
+          id: 'layout',
+          loader: requireUser(store),
+          Component: Layout,
+          children: [
+            route('instances', { lazy: screen(() => import('../features/instances/InstancesPage'), 'InstancesPage') }),
+            route('singleInstance', { lazy: screen(() => import('../features/instances/InstancePage'), 'InstancePage') }),
+            // Declared after :id as in SPEC §2; the router ranks the static segment first anyway.
+            route('createInstance', {
+              lazy: screen(() => import('../features/instances/CreateInstancePage'), 'CreateInstancePage'),
+            }),
+            route('editConfiguration', {
+              lazy: screen(() => import('../features/instances/EditConfigurationPage'), 'EditConfigurationPage'),
+            }),
+            route('instanceScript', {
+              lazy: screen(() => import('../features/instances/InstanceScriptPage'), 'InstanceScriptPage'),
+            }),
+            route('instanceDatabaseBackups', {
+              lazy: screen(() => import('../features/backups/InstanceDatabaseBackupsPage'), 'InstanceDatabaseBackupsPage'),
+            }),
+            route('instanceFileBackups', {
+              lazy: screen(() => import('../features/backups/InstanceFileBackupsPage'), 'InstanceFileBackupsPage'),
+            }),
+            {
+              id: 'instanceGraphs',
+              path: routes.instanceGraphs.path,
+              children: [
+                { index: true, ...redirectRoute(routes.instanceCreationGraph.path) },
+                route('instanceCreationGraph', {
+                  lazy: screen(() => import('../features/graphs/InstanceCreationGraphPage'), 'InstanceCreationGraphPage'),
+                }),
+              ],
+            },
+            route('instancesUpdate', {
+              lazy: screen(() => import('../features/instances/InstancesUpdatePage'), 'InstancesUpdatePage'),
+            }),
+            route('groups', { lazy: screen(() => import('../features/groups/GroupsPage'), 'GroupsPage') }),
+            route('group', { lazy: screen(() => import('../features/groups/GroupPage'), 'GroupPage') }),
+            route('logs', { lazy: screen(() => import('../features/logs/LogsPage'), 'LogsPage') }),
+            route('backups', { lazy: screen(() => import('../features/backups/BackupsPage'), 'BackupsPage') }),
+            route('clients', { lazy: screen(() => import('../features/clients/ClientsPage'), 'ClientsPage') }),
+            route('profile', { lazy: screen(() => import('../features/profile/ProfilePage'), 'ProfilePage') }),
+            route('admin-users', { lazy: screen(() => import('../features/admin/UsersPage'), 'UsersPage') }),
+            route('admin-user', { lazy: screen(() => import('../features/admin/UserPage'), 'UserPage') }),
+            route('debug', { lazy: screen(() => import('../features/debug/DebugPage'), 'DebugPage') }),
+          ],
+        },
+        { path: '/', ...redirectRoute(routes.instances.path) },
+        { path: '*', ...redirectRoute(routes.instances.path) },
+      ],
+    },
+  ];
+}
+
+type CreateRouter = (routeObjects: RouteObject[]) => AppRouter;
+
+/** The app's router; tests pass a memory router factory. */
+export function createAppRouter(store: AppStore, create: CreateRouter = createBrowserRouter): AppRouter {
+  const made: { router?: AppRouter } = {};
+  // The role guard needs the location being left; before the first load completes there is none.
+  const previousLocation = () => (made.router?.state.initialized ? made.router.state.location : null);
+  made.router = create(appRoutes(store, previousLocation));
+  return made.router;
+}

@@ -1,0 +1,25 @@
+import type { SagaIterator } from 'redux-saga';
+import { call, select, take } from 'redux-saga/effects';
+import { routes } from '../../../contracts/routes';
+import type { RootState } from '../../app/store';
+import type { NavigationDeps } from '../../app/deps';
+import { loginUrlFor } from './returnUrl';
+import { selectIsAuthenticated } from './selectors';
+
+function* waitUntil(predicate: (state: RootState) => boolean): SagaIterator {
+  while (!(yield select(predicate))) yield take('*');
+}
+
+/**
+ * Whenever a signed-in session ends — log out, an expired session (a 401 anywhere, the
+ * current-user call included) — open the login screen with the way back to where the person
+ * was. One watcher for every cause, so the console never sits on a blank layout.
+ */
+export function* sessionSaga({ navigate, getLocation }: NavigationDeps): SagaIterator {
+  for (;;) {
+    yield* waitUntil(selectIsAuthenticated);
+    yield* waitUntil((state) => !selectIsAuthenticated(state));
+    const here = getLocation();
+    if (here.pathname !== routes.login.path) yield call(navigate, loginUrlFor(here));
+  }
+}

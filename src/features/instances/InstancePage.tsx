@@ -1,0 +1,5 @@
+import { PageHeader } from '../../components/PageHeader';
+
+export function InstancePage() {
+  return <PageHeader title="Instance" description="Status, health, connection details and operations of one instance." />;
+}

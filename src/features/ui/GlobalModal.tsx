@@ -1,0 +1,52 @@
+import { CloseButton, Dialog, Portal } from '@chakra-ui/react';
+import { useState } from 'react';
+import { useAppDispatch, useAppSelector } from '../../app/hooks';
+import { modalRegistry } from './modalRegistry';
+import { selectModal } from './selectors';
+import { closeModal } from './uiSlice';
+
+/** The one modal dialog of the console, driven by the ui slice (DESIGN §9). */
+export function GlobalModal() {
+  const modal = useAppSelector(selectModal);
+  const dispatch = useAppDispatch();
+  // The last modal stays on screen while the dialog animates out after the slice closed it.
+  const [shown, setShown] = useState(modal);
+  if (modal && modal !== shown) setShown(modal);
+
+  const close = (result?: unknown) => dispatch(closeModal(result));
+  const Body = shown ? modalRegistry[shown.component] : undefined;
+
+  return (
+    <Dialog.Root
+      open={modal !== null}
+      onOpenChange={({ open }) => !open && close(undefined)}
+      onExitComplete={() => setShown(null)}
+      placement="center"
+      lazyMount
+      unmountOnExit
+    >
+      <Portal>
+        <Dialog.Backdrop />
+        <Dialog.Positioner>
+          <Dialog.Content>
+            {shown && (
+              <>
+                <Dialog.Header>
+                  <Dialog.Title>{shown.title}</Dialog.Title>
+                </Dialog.Header>
+                <Dialog.Body>
+                  {shown.description && <Dialog.Description mb="2">{shown.description}</Dialog.Description>}
+                  {/* Keyed by id: a modal taking another's place starts with fresh state. */}
+                  {Body && <Body key={shown.id} props={shown.props} close={close} />}
+                </Dialog.Body>
+              </>
+            )}
+            <Dialog.CloseTrigger asChild>
+              <CloseButton size="sm" aria-label="Close" />
+            </Dialog.CloseTrigger>
+          </Dialog.Content>
+        </Dialog.Positioner>
+      </Portal>
+    </Dialog.Root>
+  );
+}

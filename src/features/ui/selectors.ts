@@ -1,0 +1,4 @@
+import type { RootState } from '../../app/store';
+
+export const selectModal = (state: RootState) => state.ui.modal;
+export const selectToasts = (state: RootState) => state.ui.toasts;

@@ -1,0 +1,58 @@
+import type { Theme, ThemePalette } from './catalogue';
+import { legibleOn, mix } from './color';
+
+/**
+ * The CSS variables one theme stylesheet sets, by name. The palette gives the base colours;
+ * the shades Chakra's semantic tokens need (subtle/muted/emphasized …) are mixed from them here,
+ * once, at build time, so every stylesheet holds plain colours.
+ */
+export function themeVariables(p: ThemePalette): Record<string, string> {
+  const towardsFg = (amount: number) => mix(p.bg, p.fg, amount);
+  const tint = (color: string, amount: number) => mix(p.bg, color, amount);
+  return {
+    '--w-bg': p.bg,
+    '--w-bg-subtle': towardsFg(0.03),
+    '--w-bg-muted': towardsFg(0.06),
+    '--w-bg-emphasized': towardsFg(0.12),
+    '--w-surface': p.surface,
+    '--w-fg': p.fg,
+    '--w-muted': p.muted,
+    '--w-subtle': mix(p.muted, p.bg, 0.3),
+    '--w-border': p.border,
+    '--w-border-muted': mix(p.border, p.bg, 0.5),
+    '--w-border-subtle': mix(p.border, p.bg, 0.75),
+    '--w-border-emphasized': mix(p.border, p.fg, 0.2),
+    '--w-primary': p.primary,
+    '--w-primary-fg': p.primaryFg,
+    // The accent as text on the page (links, ghost buttons): darkened/lightened until legible.
+    '--w-primary-text': legibleOn(p.bg, p.primary, p.fg),
+    '--w-primary-subtle': tint(p.primary, 0.12),
+    '--w-primary-muted': tint(p.primary, 0.22),
+    '--w-primary-emphasized': tint(p.primary, 0.32),
+    '--w-danger': p.danger,
+    '--w-danger-subtle': tint(p.danger, 0.12),
+    '--w-warn': p.warn,
+    '--w-warn-subtle': tint(p.warn, 0.12),
+    '--w-success': p.success,
+    '--w-success-subtle': tint(p.success, 0.12),
+    '--w-radius': p.radius,
+  };
+}
+
+/** The stylesheet emitted as `themes/<name>.css`. */
+export function themeCss(theme: Theme): string {
+  const variables = Object.entries(themeVariables(theme.palette)).map(([name, value]) => `  ${name}: ${value};`);
+  return [
+    `/* Warden theme "${theme.label}" (${theme.name}), generated from src/theme/catalogue.ts */`,
+    ':root {',
+    `  color-scheme: ${theme.palette.dark ? 'dark' : 'light'};`,
+    ...variables,
+    '}',
+    // Paints the page before the app's own styles arrive, so a dark theme never flashes white.
+    'html {',
+    '  background-color: var(--w-bg);',
+    '  color: var(--w-fg);',
+    '}',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,89 @@
+import { expect, test, type Page } from '@playwright/test';
+import { admin, regular } from './globalSetup';
+
+const baseURL = () => process.env.WARDEN_E2E_URL!;
+
+async function signIn(page: Page, who: { email: string; password: string }) {
+  await page.getByLabel('E-mail').fill(who.email);
+  await page.getByLabel('Password', { exact: true }).fill(who.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+const nav = (page: Page) => page.getByRole('navigation');
+
+test.use({ baseURL: undefined });
+
+test('an admin signs in, sees the admin entries, keeps a chosen theme across a reload and signs out', async ({ page }) => {
+  await page.goto(baseURL() + '/');
+  await expect(page).toHaveURL(/\/login/);
+  await signIn(page, admin);
+
+  await expect(page).toHaveURL(/\/instances$/);
+  await expect(nav(page).getByRole('link', { name: 'Users' })).toBeVisible();
+  await expect(nav(page).getByRole('link', { name: 'Debug' })).toBeVisible();
+
+  const themeLink = page.locator('link#theme-link');
+  await expect(themeLink).toHaveAttribute('href', /aura-light-green\.css$/);
+  await page.getByLabel('Theme').selectOption('lara-dark-indigo');
+  await expect(themeLink).toHaveAttribute('href', /lara-dark-indigo\.css$/);
+  // The stylesheet really loads and changes the page's variables.
+  await expect
+    .poll(() => page.evaluate(() => getComputedStyle(document.documentElement).colorScheme))
+    .toBe('dark');
+
+  await page.reload();
+  await expect(page.locator('link#theme-link')).toHaveAttribute('href', /lara-dark-indigo\.css$/);
+  await expect(page.getByLabel('Theme')).toHaveValue('lara-dark-indigo');
+
+  await nav(page).getByRole('link', { name: 'Users' }).click();
+  await expect(page).toHaveURL(/\/admin\/users$/);
+
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await expect(page).toHaveURL(/\/login/);
+  // The session is gone on the server too: a reload stays on the sign-in page.
+  await page.goto(baseURL() + '/instances');
+  await expect(page).toHaveURL(/\/login/);
+});
+
+test('a regular user sees no admin entries and cannot reach /admin/users', async ({ page }) => {
+  await page.goto(baseURL() + '/login');
+  await signIn(page, regular);
+  await expect(page).toHaveURL(/\/instances$/);
+  await expect(nav(page).getByRole('link', { name: 'Groups' })).toBeVisible();
+  await expect(nav(page).getByRole('link', { name: 'Users' })).toHaveCount(0);
+  await expect(nav(page).getByRole('link', { name: 'Debug' })).toHaveCount(0);
+
+  // A first load of a forbidden route lands on /instances.
+  await page.goto(baseURL() + '/admin/users');
+  await expect(page).toHaveURL(/\/instances$/);
+
+  // A forbidden in-app navigation is cancelled: the user stays where they were.
+  await nav(page).getByRole('link', { name: 'Groups' }).click();
+  await expect(page).toHaveURL(/\/groups$/);
+  await page.evaluate(() => {
+    window.history.pushState({}, '', '/admin/users');
+    window.dispatchEvent(new PopStateEvent('popstate'));
+  });
+  await expect(page).toHaveURL(/\/groups$/);
+  await expect(page.getByRole('heading', { name: 'Users' })).toHaveCount(0);
+});
+
+test('returnUrl brings a signed-out user back to the page they asked for', async ({ page }) => {
+  await page.goto(baseURL() + '/groups?page=2');
+  await expect(page).toHaveURL(/\/login\?returnUrl=%2Fgroups%3Fpage%3D2$/);
+  await signIn(page, admin);
+  await expect(page).toHaveURL(/\/groups\?page=2$/);
+});
+
+test('wrong credentials and a lockout are explained on the sign-in page', async ({ page }) => {
+  await page.goto(baseURL() + '/login');
+  const victim = { email: regular.email, password: 'not-the-password' };
+  await signIn(page, victim);
+  await expect(page.getByText('Wrong e-mail or password.')).toBeVisible();
+  // Five failures lock the account; the next attempt is refused as locked out.
+  for (let i = 0; i < 5; i++) {
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('button', { name: 'Sign in' })).toBeEnabled();
+  }
+  await expect(page.getByText(/locked for 5 minutes/)).toBeVisible();
+});

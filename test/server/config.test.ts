@@ -1,0 +1,66 @@
+import path from 'node:path';
+import { loadConfig } from '../../server/config';
+
+describe('loadConfig', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({});
+
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 8080,
+      dataDir: path.resolve('data'),
+      publicUrl: 'http://127.0.0.1:8080',
+      allowedOrigins: ['http://127.0.0.1:8080'],
+      adminEmail: 'admin@warden.local',
+      adminPassword: undefined,
+      staticDir: path.resolve(__dirname, '../../dist'),
+      logLevel: 'info',
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      WARDEN_HOST: '0.0.0.0',
+      WARDEN_PORT: '0',
+      WARDEN_DATA_DIR: '/var/lib/warden',
+      WARDEN_PUBLIC_URL: 'https://warden.example.com/',
+      WARDEN_ALLOWED_ORIGINS: 'https://warden.example.com, http://localhost:3000',
+      WARDEN_ADMIN_EMAIL: 'Ops@Example.com',
+      WARDEN_ADMIN_PASSWORD: 'Sup3r-secret',
+      WARDEN_STATIC_DIR: '/srv/warden/dist',
+      WARDEN_LOG_LEVEL: 'debug',
+    });
+
+    expect(config).toMatchObject({
+      host: '0.0.0.0',
+      port: 0,
+      dataDir: '/var/lib/warden',
+      publicUrl: 'https://warden.example.com',
+      allowedOrigins: ['https://warden.example.com', 'http://localhost:3000'],
+      adminEmail: 'ops@example.com',
+      adminPassword: 'Sup3r-secret',
+      staticDir: '/srv/warden/dist',
+      logLevel: 'debug',
+    });
+  });
+
+  it('defaults the allowed origins to the public URL origin', () => {
+    expect(loadConfig({ WARDEN_PUBLIC_URL: 'https://ops.example.com:8443/warden' }).allowedOrigins).toEqual([
+      'https://ops.example.com:8443',
+    ]);
+  });
+
+  it.each([
+    [{ WARDEN_PORT: 'eighty' }, /WARDEN_PORT/],
+    [{ WARDEN_PORT: '70000' }, /WARDEN_PORT/],
+    [{ WARDEN_PORT: '-1' }, /WARDEN_PORT/],
+    [{ WARDEN_PUBLIC_URL: 'warden.local' }, /WARDEN_PUBLIC_URL/],
+    [{ WARDEN_PUBLIC_URL: 'ftp://warden.local' }, /WARDEN_PUBLIC_URL/],
+    [{ WARDEN_ALLOWED_ORIGINS: 'https://a.example/path' }, /WARDEN_ALLOWED_ORIGINS/],
+    [{ WARDEN_ADMIN_EMAIL: 'not-an-email' }, /WARDEN_ADMIN_EMAIL/],
+    [{ WARDEN_ADMIN_PASSWORD: 'password' }, /WARDEN_ADMIN_PASSWORD.*PasswordRequiresDigit/],
+    [{ WARDEN_LOG_LEVEL: 'loud' }, /WARDEN_LOG_LEVEL/],
+  ])('rejects %p with a message naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

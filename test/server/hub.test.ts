@@ -1,0 +1,243 @@
+import { HttpTransportType, HubConnectionBuilder, HubConnectionState, LogLevel, type HubConnection } from '@microsoft/signalr';
+import WebSocket from 'ws';
+import { InProcessBus } from '../../server/hub/bus';
+import { defaultHubLimits, type HubLimits } from '../../server/hub/hub';
+import { addUser, cookieLogin, origin, setup, type Harness } from './helpers';
+
+const RS = '\u001e';
+let h: Harness;
+let bus: InProcessBus;
+let baseUrl: string;
+const opened: HubConnection[] = [];
+const sockets: WebSocket[] = [];
+
+async function start(limits: Partial<HubLimits> = {}) {
+  bus = new InProcessBus();
+  h = await setup({ bus, hubLimits: { ...defaultHubLimits, ...limits } });
+  await addUser(h.db, 'alice@example.com');
+  await addUser(h.db, 'root@example.com', 'admin');
+  baseUrl = await h.app.listen({ host: '127.0.0.1', port: 0 });
+}
+
+afterEach(async () => {
+  // A connection that never connected may never settle its stop(): do not wait on it forever.
+  await Promise.all(opened.splice(0).map((c) => Promise.race([c.stop().catch(() => undefined), sleep(500)])));
+  for (const s of sockets.splice(0)) s.terminate();
+  await h.close();
+});
+
+function client(cookie: string, options: { keepAliveMs?: number; serverTimeoutMs?: number } = {}) {
+  const connection = new HubConnectionBuilder()
+    .withUrl(`${baseUrl}/uihub`, {
+      skipNegotiation: true,
+      transport: HttpTransportType.WebSockets,
+      headers: { Cookie: cookie },
+    })
+    .withKeepAliveInterval(options.keepAliveMs ?? 15_000)
+    .withServerTimeout(options.serverTimeoutMs ?? 30_000)
+    .configureLogging(LogLevel.None)
+    .build();
+  opened.push(connection);
+  return connection;
+}
+
+/** A raw WebSocket to the hub, for frames the official client never sends. */
+function raw(cookie: string, headers: Record<string, string> = {}) {
+  const socket = new WebSocket(`${baseUrl.replace('http', 'ws')}/uihub`, { headers: { cookie, ...headers } });
+  sockets.push(socket);
+  const frames: string[] = [];
+  const closed = new Promise<number>((resolve) => socket.on('close', (code) => resolve(code)));
+  socket.on('message', (data) => frames.push(data.toString()));
+  const opened = new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('unexpected-response', (req, res) => {
+      // With a listener here, ws leaves the refused request open; end it so the server can close.
+      req.destroy();
+      reject(new Error(`HTTP ${res.statusCode}`));
+    });
+    socket.once('error', reject);
+  });
+  const next = async (count: number) => {
+    for (let i = 0; i < 100 && frames.length < count; i++) await sleep(20);
+    return frames.slice(0, count);
+  };
+  return { socket, frames, opened, closed, next };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('the official client against /uihub', () => {
+  beforeEach(() => start());
+
+  it('connects, joins a group and gets a completion, and receives pushed events with on()', async () => {
+    const connection = client(await cookieLogin(h, 'alice@example.com'));
+    const received: unknown[] = [];
+    connection.on('DebugMessage', (payload) => received.push(payload));
+    await connection.start();
+    expect(connection.state).toBe(HubConnectionState.Connected);
+
+    await expect(connection.invoke('JoinGroups')).resolves.toBeNull();
+    bus.publish({ event: 'DebugMessage', payload: { text: 'hello' }, audience: { kind: 'all' } });
+    bus.publish({ event: 'DebugMessage', payload: { text: 'to groups' }, audience: { kind: 'group', group: 'groups' } });
+    bus.publish({ event: 'DebugMessage', payload: { text: 'admins only' }, audience: { kind: 'admins' } });
+
+    await waitFor(() => received.length >= 2);
+    await sleep(100);
+    expect(received).toEqual([{ text: 'hello' }, { text: 'to groups' }]);
+  });
+
+  it('rejects an unknown hub method with its name', async () => {
+    const connection = client(await cookieLogin(h, 'alice@example.com'));
+    await connection.start();
+    await expect(connection.invoke('Explode')).rejects.toThrow("Unknown hub method 'Explode'");
+    await expect(connection.invoke('JoinNothing')).rejects.toThrow("Unknown hub method 'JoinNothing'");
+  });
+
+  it('answers Forbidden when a regular user joins an admin-only group', async () => {
+    const connection = client(await cookieLogin(h, 'alice@example.com'));
+    await connection.start();
+    await expect(connection.invoke('JoinUsers')).rejects.toThrow('Forbidden');
+
+    const admin = client(await cookieLogin(h, 'root@example.com'));
+    await admin.start();
+    await expect(admin.invoke('JoinUsers')).resolves.toBeNull();
+  });
+
+  it('refuses a connection without a session before the upgrade', async () => {
+    // The official client only says it failed to connect; the raw socket shows the answer was 401.
+    await expect(client('warden_session=not-a-session').start()).rejects.toThrow(/failed to connect/);
+    await expect(raw('warden_session=not-a-session').opened).rejects.toThrow('HTTP 401');
+    await expect(raw('').opened).rejects.toThrow('HTTP 401');
+  });
+
+  it('refuses a foreign Origin (cross-site WebSocket hijacking)', async () => {
+    const cookie = await cookieLogin(h, 'alice@example.com');
+    await expect(raw(cookie, { origin: 'http://evil.example' }).opened).rejects.toThrow('HTTP 403');
+    const allowed = raw(cookie, { origin });
+    await expect(allowed.opened).resolves.toBeUndefined();
+  });
+
+  it('closes the connection without reconnect when its session logs out', async () => {
+    const cookie = await cookieLogin(h, 'alice@example.com');
+    const connection = client(cookie);
+    const closed = new Promise<Error | undefined>((resolve) => connection.onclose(resolve));
+    await connection.start();
+
+    const res = await h.app.inject({ method: 'POST', url: '/auth/logout', headers: { cookie, origin } });
+    expect(res.statusCode).toBe(200);
+
+    const error = await closed;
+    expect(error?.message).toMatch(/signed out/i);
+    expect(connection.state).toBe(HubConnectionState.Disconnected);
+  });
+
+  it('answers a stream invocation with an error completion', async () => {
+    const { socket, opened, next } = raw(await cookieLogin(h, 'alice@example.com'));
+    await opened;
+    socket.send(`{"protocol":"json","version":1}${RS}`);
+    socket.send(`{"type":4,"invocationId":"7","target":"Anything","arguments":[]}${RS}`);
+    const [handshake, completion] = await next(2);
+    expect(handshake).toBe(`{}${RS}`);
+    expect(JSON.parse(completion.slice(0, -1))).toEqual({ type: 3, invocationId: '7', error: 'Streaming hub methods are not supported.' });
+  });
+
+  it('accepts several messages in one frame and answers each invocation', async () => {
+    const { socket, opened, next } = raw(await cookieLogin(h, 'alice@example.com'));
+    await opened;
+    socket.send(
+      `{"protocol":"json","version":1}${RS}{"type":1,"invocationId":"1","target":"JoinGroups","arguments":[]}${RS}` +
+        `{"type":6}${RS}{"type":1,"invocationId":"2","target":"LeaveGroups","arguments":[]}${RS}`,
+    );
+    const frames = await next(3);
+    expect(frames.slice(1).map((f) => JSON.parse(f.slice(0, -1)))).toEqual([
+      { type: 3, invocationId: '1', result: null },
+      { type: 3, invocationId: '2', result: null },
+    ]);
+  });
+});
+
+describe('malformed frames get a clear answer and never crash the server', () => {
+  beforeEach(() => start({ maxMessageBytes: 1024 }));
+
+  const cases: [string, string | Buffer, RegExp][] = [
+    ['a wrong protocol', `{"protocol":"messagepack","version":1}${RS}`, /protocol 'messagepack' is not supported/],
+    ['a wrong version', `{"protocol":"json","version":2}${RS}`, /does not support version 2/],
+    ['a handshake that is not JSON', `hello${RS}`, /not valid JSON/],
+    ['a frame without the separator', `{"protocol":"json","version":1}`, /record separator is missing/],
+  ];
+  it.each(cases)('refuses %s at handshake', async (_name, frame, reason) => {
+    const { socket, opened, next, closed } = raw(await cookieLogin(h, 'alice@example.com'));
+    await opened;
+    socket.send(frame);
+    const [reply] = await next(1);
+    expect(JSON.parse(reply.slice(0, -1)).error).toMatch(reason);
+    expect(await closed).toBe(1002);
+  });
+
+  const after: [string, string | Buffer, RegExp][] = [
+    ['invalid JSON', `{oops${RS}`, /not valid JSON/],
+    ['an unknown message type', `{"type":42}${RS}`, /Unknown message type '42'/],
+    ['an invocation without a target', `{"type":1,"invocationId":"1","arguments":[]}${RS}`, /target must be a non-empty string/],
+    ['a binary frame', Buffer.from([1, 2, 3]), /Binary frames are not supported/],
+    ['an oversized message', `{"type":1,"target":"JoinGroups","arguments":["${'x'.repeat(1100)}"]}${RS}`, /too large: at most 1024 bytes/],
+  ];
+  it.each(after)('closes with an error for %s after the handshake', async (_name, frame, reason) => {
+    const cookie = await cookieLogin(h, 'alice@example.com');
+    const { socket, opened, next, closed } = raw(cookie);
+    await opened;
+    socket.send(`{"protocol":"json","version":1}${RS}`);
+    await next(1);
+    socket.send(frame);
+    const [, close] = await next(2);
+    expect(JSON.parse(close.slice(0, -1))).toEqual({ type: 7, error: expect.stringMatching(reason), allowReconnect: false });
+    await closed;
+
+    // The server is still fine for the next client.
+    const connection = client(cookie);
+    await connection.start();
+    await expect(connection.invoke('JoinGroups')).resolves.toBeNull();
+  });
+});
+
+describe('limits and keep-alive', () => {
+  it('refuses joins beyond the group limit and connections beyond the per-user limit', async () => {
+    await start({ maxGroupsPerConnection: 1, maxConnectionsPerUser: 2 });
+    const cookie = await cookieLogin(h, 'alice@example.com');
+    const first = client(cookie);
+    await first.start();
+    await first.invoke('JoinGroups');
+    await expect(first.invoke('JoinInstances')).rejects.toThrow('Too many groups: at most 1 per connection.');
+
+    await client(cookie).start();
+    await expect(client(cookie).start()).rejects.toThrow(/failed to connect/);
+    await expect(raw(cookie).opened).rejects.toThrow('HTTP 429');
+  });
+
+  it('pings an idle client that stays connected, and closes a client that goes silent', async () => {
+    await start({ pingIntervalMs: 100, clientTimeoutMs: 600 });
+    const cookie = await cookieLogin(h, 'alice@example.com');
+    const idle = client(cookie, { keepAliveMs: 100, serverTimeoutMs: 400 });
+    await idle.start();
+
+    const silent = raw(cookie);
+    await silent.opened;
+    silent.socket.send(`{"protocol":"json","version":1}${RS}`);
+
+    await sleep(1500);
+    // The official client pings and hears pings, so it outlives several server timeouts.
+    expect(idle.state).toBe(HubConnectionState.Connected);
+    await expect(idle.invoke('JoinGroups')).resolves.toBeNull();
+    // The raw one heard pings but never answered: it was closed.
+    expect(silent.frames).toContain(`{"type":6}${RS}`);
+    expect(silent.frames.at(-1)).toMatch(/"type":7.*Client timeout/);
+    expect(silent.socket.readyState).toBe(WebSocket.CLOSED);
+  });
+});
+
+async function waitFor(predicate: () => boolean, timeoutMs = 3000) {
+  const started = Date.now();
+  while (!predicate()) {
+    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
+    await sleep(20);
+  }
+}

@@ -1,0 +1,82 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ensureFirstAdmin } from '../../server/auth/firstAdmin';
+import { passwordErrors } from '../../server/auth/passwordRules';
+import { verifyPassword } from '../../server/auth/passwords';
+import { migrateToLatest } from '../../server/db/migrations';
+import { openDb } from '../../server/db/open';
+import { countUsers, findByEmail } from '../../server/db/users';
+import { startServer } from '../../server/main';
+import { testConfig } from './helpers';
+
+describe('first admin', () => {
+  it('is created on an empty store with a generated password that meets the rules, and only then', async () => {
+    const db = openDb(':memory:');
+    await migrateToLatest(db);
+
+    const admin = await ensureFirstAdmin(db, { adminEmail: 'root@example.com', adminPassword: undefined });
+
+    expect(admin).toMatchObject({ email: 'root@example.com', generated: true });
+    expect(passwordErrors(admin!.password)).toEqual([]);
+    const stored = await findByEmail(db, 'root@example.com');
+    expect(stored).toMatchObject({ role: 'admin', emailConfirmed: true });
+    expect(await verifyPassword(admin!.password, stored!.passwordHash)).toBe(true);
+
+    expect(await ensureFirstAdmin(db, { adminEmail: 'other@example.com', adminPassword: undefined })).toBeNull();
+    expect(await countUsers(db)).toBe(1);
+    await db.destroy();
+  });
+
+  it('uses WARDEN_ADMIN_PASSWORD when given', async () => {
+    const db = openDb(':memory:');
+    await migrateToLatest(db);
+
+    const admin = await ensureFirstAdmin(db, { adminEmail: 'root@example.com', adminPassword: 'Given-pass-1' });
+
+    expect(admin).toEqual({ email: 'root@example.com', password: 'Given-pass-1', generated: false });
+    await db.destroy();
+  });
+});
+
+describe('startServer', () => {
+  let dataDir: string;
+  beforeEach(() => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warden-main-'));
+  });
+  afterEach(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('prints the first admin once in a box, listens on the real port, and serves sign-in', async () => {
+    const config = testConfig({ dataDir, port: 0 });
+    const printed: string[] = [];
+
+    const server = await startServer(config, { print: (text) => printed.push(text) });
+    try {
+      expect(printed).toHaveLength(2);
+      const [box, listening] = printed;
+      expect(box).toMatch(/^\+-+\+\n/);
+      expect(box).toContain('e-mail:   admin@warden.local');
+      const password = /password: (\S+)/.exec(box)?.[1] ?? '';
+      expect(passwordErrors(password)).toEqual([]);
+      expect(listening).toMatch(/^Warden listening on http:\/\/127\.0\.0\.1:\d+$/);
+      expect(listening).not.toMatch(/:0$/);
+      expect(listening.endsWith(server.url)).toBe(true);
+
+      const login = await fetch(`${server.url}/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'admin@warden.local', password }),
+      });
+      expect(login.status).toBe(200);
+      const me = await fetch(`${server.url}/auth/me`, { headers: { authorization: `Bearer ${(await login.json()).accessToken}` } });
+      expect((await me.json()).role).toBe('admin');
+    } finally {
+      await server.close();
+    }
+
+    const again: string[] = [];
+    const restarted = await startServer(config, { print: (text) => again.push(text) });
+    await restarted.close();
+    expect(again).toEqual([expect.stringMatching(/^Warden listening on /)]);
+  });
+});

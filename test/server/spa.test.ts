@@ -1,0 +1,106 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expectProblem, setup, type Harness } from './helpers';
+
+let h: Harness;
+let staticDir: string;
+const indexHtml = '<!doctype html><html><body><div id="root"></div><script src="/static/app.3f2a1b.js"></script></body></html>';
+
+beforeEach(async () => {
+  staticDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warden-spa-'));
+  fs.mkdirSync(path.join(staticDir, 'static'));
+  fs.mkdirSync(path.join(staticDir, 'themes'));
+  fs.writeFileSync(path.join(staticDir, 'index.html'), indexHtml);
+  fs.writeFileSync(path.join(staticDir, 'static', 'app.3f2a1b.js'), 'console.log("warden")');
+  fs.writeFileSync(path.join(staticDir, 'themes', 'aura-light-green.css'), ':root{--primary:green}');
+  fs.writeFileSync(path.join(staticDir, 'favicon.ico'), 'ico');
+  h = await setup({ config: { staticDir } });
+});
+afterEach(async () => {
+  await h.close();
+  fs.rmSync(staticDir, { recursive: true, force: true });
+});
+
+const navigate = (url: string) =>
+  h.app.inject({ url, headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } });
+
+describe('SPA fallback', () => {
+  it.each(['/', '/instances', '/instances/42/backups/database', '/admin/users', '/login?returnUrl=%2Fgroups'])(
+    'answers index.html, not cached, to a navigation to %s',
+    async (url) => {
+      const res = await navigate(url);
+
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.headers['cache-control']).toBe('no-cache');
+      expect(res.body).toBe(indexHtml);
+    },
+  );
+
+  it('lets the browser fetch of a screen-like path reach the API', async () => {
+    const res = await h.app.inject({ url: '/auth/me', headers: { accept: 'application/json' } });
+
+    expectProblem(res, 401);
+  });
+
+  it('answers a 404 problem to a fetch of an unknown path', async () => {
+    expectProblem(await h.app.inject({ url: '/nonexistent', headers: { accept: 'application/json' } }), 404);
+  });
+
+  it.each(['/api/nothing', '/healthz/x', '/client-versions/download/1.2.3', '/uihub'])(
+    'never answers the SPA to a navigation under an API-only path (%s)',
+    async (url) => {
+      const res = await navigate(url);
+
+      expect(res.headers['content-type']).not.toMatch(/^text\/html/);
+    },
+  );
+
+  it('serves hashed assets with an immutable year-long cache, theme stylesheets revalidated', async () => {
+    const script = await h.app.inject({ url: '/static/app.3f2a1b.js' });
+    const theme = await h.app.inject({ url: '/themes/aura-light-green.css' });
+
+    expect(script.statusCode).toBe(200);
+    expect(script.body).toBe('console.log("warden")');
+    expect(script.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(theme.headers['content-type']).toMatch(/^text\/css/);
+    // Theme files keep their names across builds, so a long cache would pin an old palette.
+    expect(theme.headers['cache-control']).toBe('no-cache');
+  });
+
+  it('serves top-level files without a long cache, and 404 problems for missing assets', async () => {
+    const favicon = await h.app.inject({ url: '/favicon.ico' });
+    expect(favicon.statusCode).toBe(200);
+    expect(favicon.headers['cache-control']).toBe('no-cache');
+
+    expectProblem(await h.app.inject({ url: '/static/missing.js' }), 404);
+    expectProblem(await navigate('/static/missing.js'), 404);
+  });
+
+  it('does not serve files outside the static folder', async () => {
+    const res = await h.app.inject({ url: '/static/..%2f..%2f..%2fetc%2fpasswd' });
+
+    expect(res.statusCode).toBeGreaterThanOrEqual(400);
+    expect(res.body).not.toContain('root:');
+  });
+
+  it('sends the security headers with the page', async () => {
+    const csp = (await navigate('/instances')).headers['content-security-policy'];
+
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("style-src 'self' 'unsafe-inline'");
+    expect(csp).toContain("connect-src 'self' ws: wss:");
+    expect(csp).not.toContain('upgrade-insecure-requests');
+  });
+});
+
+describe('SPA not built', () => {
+  it('answers a navigation with a 503 problem telling to run npm run build', async () => {
+    fs.rmSync(path.join(staticDir, 'index.html'));
+
+    const body = expectProblem(await navigate('/instances'), 503);
+
+    expect(body.detail).toContain('npm run build');
+  });
+});

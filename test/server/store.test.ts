@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { migrateToLatest } from '../../server/db/migrations';
+import { openDb } from '../../server/db/open';
+import { insertSession } from '../../server/db/sessions';
+import { createUser, DuplicateEmailError, findByEmail } from '../../server/db/users';
+import { goodPassword } from './helpers';
+
+describe('the store', () => {
+  let dataDir: string;
+  beforeEach(() => {
+    dataDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'warden-store-')), 'nested', 'data');
+  });
+  afterEach(() => fs.rmSync(path.dirname(path.dirname(dataDir)), { recursive: true, force: true }));
+
+  it('creates <dataDir>/warden.sqlite in WAL mode, and migrating twice is harmless', async () => {
+    const db = openDb({ dataDir });
+    await migrateToLatest(db);
+    await migrateToLatest(db);
+    await createUser(db, { email: 'a@example.com', password: goodPassword, role: 'regular' });
+
+    expect(fs.existsSync(path.join(dataDir, 'warden.sqlite'))).toBe(true);
+    // The write-ahead log exists while the store is open (SQLite folds it back in on close).
+    expect(fs.existsSync(path.join(dataDir, 'warden.sqlite-wal'))).toBe(true);
+    await db.destroy();
+    const reopened = openDb({ dataDir });
+    expect((await findByEmail(reopened, 'A@example.com'))?.email).toBe('a@example.com');
+    await reopened.destroy();
+  });
+
+  it('keeps e-mails unique regardless of case', async () => {
+    const db = openDb(':memory:');
+    await migrateToLatest(db);
+    await createUser(db, { email: 'Bob@Example.com', password: goodPassword, role: 'admin' });
+
+    await expect(createUser(db, { email: 'bob@example.COM', password: goodPassword, role: 'regular' })).rejects.toBeInstanceOf(
+      DuplicateEmailError,
+    );
+    await db.destroy();
+  });
+
+  it('deletes a user’s sessions with the user (foreign keys are on)', async () => {
+    const db = openDb(':memory:');
+    await migrateToLatest(db);
+    const user = await createUser(db, { email: 'c@example.com', password: goodPassword, role: 'regular' });
+    const at = new Date().toISOString();
+    await insertSession(db, { id: 'h', user_id: user.id, kind: 'cookie', persistent: 1, created_at: at, expires_at: at, last_seen_at: at, user_agent: null, ip: null });
+
+    await db.deleteFrom('users').where('id', '=', user.id).execute();
+
+    expect(await db.selectFrom('sessions').selectAll().execute()).toEqual([]);
+    await expect(
+      insertSession(db, { id: 'x', user_id: 'nobody', kind: 'cookie', persistent: 0, created_at: at, expires_at: at, last_seen_at: at, user_agent: null, ip: null }),
+    ).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
+    await db.destroy();
+  });
+});

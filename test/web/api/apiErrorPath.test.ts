@@ -1,0 +1,121 @@
+import { http, HttpResponse } from 'msw';
+import { baseApi } from '../../../src/api/baseApi';
+import { setupStore } from '../../../src/app/store';
+import { authApi } from '../../../src/features/auth/authApi';
+import { admin } from '../fixtures';
+import { loginHandler, meHandler } from '../handlers/authHandlers';
+import { problem, setupMsw } from '../msw';
+
+const server = setupMsw();
+
+// A stand-in for any feature's endpoint: the error path must not care which one failed.
+const groupsApi = baseApi.injectEndpoints({
+  endpoints: (build) => ({
+    groupsPage: build.query<unknown, number>({ query: (page) => `/groups?page=${page}` }),
+  }),
+});
+
+/** A store whose user is signed in, at /groups?page=2, with navigation recorded. */
+async function signedInStore() {
+  const navigate = jest.fn();
+  const store = setupStore(undefined, {
+    navigate,
+    getLocation: () => ({ pathname: '/groups', search: '?page=2', hash: '' }),
+  });
+  server.use(meHandler(admin));
+  await store.dispatch(authApi.endpoints.me.initiate());
+  expect(store.getState().auth.user).toEqual(admin);
+  return { store, navigate };
+}
+
+describe('the one error path (SPEC §8)', () => {
+  it('sends Accept: application/json on every call', async () => {
+    const accepts: (string | null)[] = [];
+    server.events.on('request:start', ({ request }) => accepts.push(request.headers.get('accept')));
+    await signedInStore();
+    server.events.removeAllListeners();
+    expect(accepts).toEqual(['application/json']);
+  });
+
+  it("toasts 'Request failed' with the problem's detail", async () => {
+    const { store, navigate } = await signedInStore();
+    server.use(http.get('/groups', () => problem(500, 'Internal Server Error', 'The store is unreachable.')));
+
+    await store.dispatch(groupsApi.endpoints.groupsPage.initiate(2));
+
+    expect(store.getState().ui.toasts).toEqual([
+      { id: expect.any(String), status: 'error', summary: 'Request failed', detail: 'The store is unreachable.' },
+    ]);
+    expect(store.getState().auth.user).toEqual(admin);
+    expect(navigate).not.toHaveBeenCalled();
+  });
+
+  it("falls back to the problem's title when it has no detail", async () => {
+    const { store } = await signedInStore();
+    server.use(http.get('/groups', () => problem(409, 'Conflict')));
+    await store.dispatch(groupsApi.endpoints.groupsPage.initiate(2));
+    expect(store.getState().ui.toasts[0]).toMatchObject({ summary: 'Request failed', detail: 'Conflict' });
+  });
+
+  it('on a 401 clears the user and opens login with the full path to come back to, without a toast', async () => {
+    const { store, navigate } = await signedInStore();
+    server.use(http.get('/groups', () => problem(401, 'Unauthorized')));
+
+    await store.dispatch(groupsApi.endpoints.groupsPage.initiate(2));
+
+    expect(store.getState().auth).toEqual({ user: null, status: 'anonymous' });
+    expect(navigate).toHaveBeenCalledTimes(1);
+    const [to] = navigate.mock.calls[0] as [string];
+    expect(to).toBe('/login?returnUrl=%2Fgroups%3Fpage%3D2');
+    expect(new URL(to, 'http://localhost').searchParams.get('returnUrl')).toBe('/groups?page=2');
+    expect(store.getState().ui.toasts).toEqual([]);
+  });
+
+  it("toasts 'Oops, something went wrong' when the current-user call fails other than 401", async () => {
+    const store = setupStore(undefined, { navigate: jest.fn(), getLocation: () => window.location });
+    server.use(http.get('/auth/me', () => problem(503, 'Service Unavailable', 'Starting up')));
+
+    await store.dispatch(authApi.endpoints.me.initiate());
+
+    expect(store.getState().ui.toasts).toEqual([
+      { id: expect.any(String), status: 'error', summary: 'Oops, something went wrong' },
+    ]);
+  });
+
+  it('clears the user without a toast when the current-user call answers 401', async () => {
+    const { store, navigate } = await signedInStore();
+    server.use(meHandler(null));
+
+    await store.dispatch(authApi.endpoints.me.initiate(undefined, { forceRefetch: true }));
+
+    expect(store.getState().auth).toEqual({ user: null, status: 'anonymous' });
+    expect(store.getState().ui.toasts).toEqual([]);
+    expect(navigate).toHaveBeenCalledWith('/login?returnUrl=%2Fgroups%3Fpage%3D2');
+  });
+
+  it("leaves a refused sign-in to the login page: no toast, no navigation", async () => {
+    const navigate = jest.fn();
+    const store = setupStore(undefined, { navigate, getLocation: () => ({ pathname: '/login', search: '', hash: '' }) });
+    server.use(loginHandler(() => 'Failed'));
+
+    const result = await store.dispatch(authApi.endpoints.login.initiate({ email: 'a@b.c', password: 'nope' }));
+
+    expect(result.error).toMatchObject({ status: 401 });
+    expect(store.getState().ui.toasts).toEqual([]);
+    expect(navigate).not.toHaveBeenCalled();
+  });
+
+  it("toasts a sign-in that failed for another reason than a refusal", async () => {
+    const store = setupStore(undefined, { navigate: jest.fn(), getLocation: () => window.location });
+    server.use(http.post('/auth/login', () => problem(429, 'Too Many Requests', 'Slow down.')));
+    await store.dispatch(authApi.endpoints.login.initiate({ email: 'a@b.c', password: 'x' }));
+    expect(store.getState().ui.toasts[0]).toMatchObject({ summary: 'Request failed', detail: 'Slow down.' });
+  });
+
+  it('toasts a network failure with its transport error', async () => {
+    const { store } = await signedInStore();
+    server.use(http.get('/groups', () => HttpResponse.error()));
+    await store.dispatch(groupsApi.endpoints.groupsPage.initiate(2));
+    expect(store.getState().ui.toasts[0]).toMatchObject({ summary: 'Request failed', detail: expect.stringContaining('Failed to fetch') });
+  });
+});

@@ -1,0 +1,85 @@
+import { screen, waitFor } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
+import { admin } from '../fixtures';
+import { meHandler } from '../handlers/authHandlers';
+import { setupMsw } from '../msw';
+import { renderApp } from '../renderApp';
+
+const server = setupMsw();
+
+const heading = (name: string) => screen.findByRole('heading', { level: 1, name });
+
+describe('routes (SPEC §2)', () => {
+  beforeEach(() => server.use(meHandler(admin)));
+
+  it.each([
+    ['/', '/instances', 'Instances'],
+    ['/graphs', '/graphs/instance-creation', 'Instance creation'],
+    ['/no/such/screen', '/instances', 'Instances'],
+  ])('redirects %s to %s', async (from, to, title) => {
+    const { location } = renderApp(from);
+    expect(await heading(title)).toBeInTheDocument();
+    expect(location()).toBe(to);
+  });
+
+  it.each([
+    ['/instances', 'Instances'],
+    ['/instances/42', 'Instance'],
+    ['/instances/create', 'Create instance'],
+    ['/instances/42/configuration', 'Configuration'],
+    ['/instances/42/script', 'Script'],
+    ['/instances/42/backups/database', 'Database backups'],
+    ['/instances/42/backups/files', 'File backups'],
+    ['/instances-update', 'Instances update'],
+    ['/groups', 'Groups'],
+    ['/groups/7', 'Group'],
+    ['/logs', 'Logs'],
+    ['/backups', 'Backups'],
+    ['/clients', 'Clients'],
+    ['/profile', 'Profile'],
+    ['/admin/users', 'Users'],
+    ['/admin/users/9', 'User'],
+    ['/debug', 'Debug'],
+  ])('shows %s as the %s screen', async (path, title) => {
+    const { location } = renderApp(path);
+    expect(await heading(title)).toBeInTheDocument();
+    expect(location()).toBe(path);
+  });
+
+  it('renders nothing until the current-user call answers', async () => {
+    let answer: () => void = () => {};
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    server.use(
+      http.get('/auth/me', async () => {
+        await answered;
+        return HttpResponse.json(admin);
+      }),
+    );
+
+    const { container } = renderApp('/instances');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(container).toBeEmptyDOMElement();
+    expect(screen.queryByRole('navigation')).not.toBeInTheDocument();
+
+    answer();
+    expect(await heading('Instances')).toBeInTheDocument();
+  });
+
+  it('sends someone without a session to sign in, with the way back', async () => {
+    server.use(meHandler(null));
+    const { location } = renderApp('/groups?page=2');
+    expect(await screen.findByRole('button', { name: 'Sign in' })).toBeInTheDocument();
+    expect(location()).toBe('/login?returnUrl=%2Fgroups%3Fpage%3D2');
+  });
+
+  it('sends a signed-in visitor of /login on to returnUrl', async () => {
+    const { location } = renderApp('/login?returnUrl=%2Fgroups%3Fpage%3D2');
+    expect(await heading('Groups')).toBeInTheDocument();
+    expect(location()).toBe('/groups?page=2');
+  });
+
+  it('sends a signed-in visitor of /login without returnUrl to /instances', async () => {
+    const { location } = renderApp('/login');
+    await waitFor(() => expect(location()).toBe('/instances'));
+  });
+});

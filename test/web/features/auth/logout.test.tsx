@@ -1,0 +1,40 @@
+import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import { admin } from '../../fixtures';
+import { unauthorized } from '../../handlers/authHandlers';
+import { setupMsw } from '../../msw';
+import { renderApp } from '../../renderApp';
+
+const server = setupMsw();
+
+describe('log out (SPEC §4)', () => {
+  it('calls /auth/logout, then refetches the current user, and opens the login screen', async () => {
+    let session = true;
+    const calls: string[] = [];
+    server.use(
+      http.get('/auth/me', () => {
+        calls.push('GET /auth/me');
+        return session ? HttpResponse.json(admin) : unauthorized();
+      }),
+      http.post('/auth/logout', () => {
+        calls.push('POST /auth/logout');
+        session = false;
+        return new HttpResponse(null, { status: 200 });
+      }),
+    );
+    const user = userEvent.setup();
+    const { store, location } = renderApp('/groups');
+    await screen.findByRole('heading', { level: 1, name: 'Groups' });
+    await waitFor(() => expect(calls).toEqual(['GET /auth/me']));
+
+    await user.click(screen.getByRole('button', { name: 'Log out' }));
+
+    expect(await screen.findByRole('button', { name: 'Sign in' })).toBeInTheDocument();
+    await waitFor(() => expect(calls).toEqual(['GET /auth/me', 'POST /auth/logout', 'GET /auth/me']));
+    expect(store.getState().auth).toEqual({ user: null, status: 'anonymous' });
+    expect(location()).toBe('/login?returnUrl=%2Fgroups');
+    expect(screen.queryByRole('navigation', { name: 'Main' })).not.toBeInTheDocument();
+    expect(store.getState().ui.toasts).toEqual([]);
+  });
+});

@@ -1,0 +1,112 @@
+import { ChakraProvider } from '@chakra-ui/react';
+import { configureStore } from '@reduxjs/toolkit';
+import { act, render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { Provider } from 'react-redux';
+import createSagaMiddleware from 'redux-saga';
+import { Overlays } from '../../../../src/features/ui/Overlays';
+import { showModal } from '../../../../src/features/ui/showModal';
+import { openModal, pushToast, uiSlice, type ModalRequest } from '../../../../src/features/ui/uiSlice';
+import { system } from '../../../../src/theme/system';
+
+/** The overlays on a store of their own slice, with a saga middleware to run showModal on. */
+function renderOverlays() {
+  const sagaMiddleware = createSagaMiddleware();
+  const store = configureStore({
+    reducer: { ui: uiSlice.reducer },
+    middleware: (getDefaultMiddleware) => getDefaultMiddleware().concat(sagaMiddleware),
+  });
+  render(
+    <Provider store={store}>
+      <ChakraProvider value={system}>
+        <Overlays />
+      </ChakraProvider>
+    </Provider>,
+  );
+  const show = (request: ModalRequest) => sagaMiddleware.run(showModal, request).toPromise();
+  return { store, show };
+}
+
+const deleteGroup: ModalRequest = {
+  title: 'Delete group?',
+  description: 'Its 3 instances stay, without a group.',
+  component: 'confirm',
+  props: { confirmLabel: 'Delete', destructive: true },
+};
+
+describe('Overlays', () => {
+  it('shows a failure toast as an alert, another as a status, and dismisses one', async () => {
+    const { store } = renderOverlays();
+    const user = userEvent.setup();
+    act(() => {
+      store.dispatch(pushToast({ status: 'error', summary: 'Request failed', detail: 'Group name taken' }));
+      store.dispatch(pushToast({ status: 'success', summary: 'Saved' }));
+    });
+
+    const alert = screen.getByRole('alert');
+    expect(alert).toHaveTextContent('Request failed');
+    expect(alert).toHaveTextContent('Group name taken');
+    expect(screen.getByRole('status')).toHaveTextContent('Saved');
+
+    await user.click(within(alert).getByRole('button', { name: 'Dismiss' }));
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+    expect(store.getState().ui.toasts.map((toast) => toast.summary)).toEqual(['Saved']);
+  });
+
+  it('lets toasts go by themselves after a while', () => {
+    jest.useFakeTimers();
+    try {
+      const { store } = renderOverlays();
+      act(() => {
+        store.dispatch(pushToast({ status: 'success', summary: 'Saved' }));
+      });
+      expect(screen.getByRole('status')).toHaveTextContent('Saved');
+      act(() => jest.advanceTimersByTime(10_000));
+      expect(screen.queryByRole('status')).not.toBeInTheDocument();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('opens the global modal and reports what it was closed with', async () => {
+    const { store, show } = renderOverlays();
+    const user = userEvent.setup();
+
+    let closing!: Promise<unknown>;
+    act(() => {
+      closing = show(deleteGroup);
+    });
+    const dialog = await screen.findByRole('dialog', { name: 'Delete group?' });
+    expect(dialog).toHaveTextContent('Its 3 instances stay, without a group.');
+
+    await user.click(within(dialog).getByRole('button', { name: 'Delete' }));
+
+    await expect(closing).resolves.toBe(true);
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(store.getState().ui.modal).toBeNull();
+  });
+
+  it('reports no result when the modal is dismissed or replaced', async () => {
+    const { store, show } = renderOverlays();
+    const user = userEvent.setup();
+
+    let dismissed!: Promise<unknown>;
+    act(() => {
+      dismissed = show(deleteGroup);
+    });
+    await user.click(await screen.findByRole('button', { name: 'Close' }));
+    await expect(dismissed).resolves.toBeUndefined();
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+
+    let replaced!: Promise<unknown>;
+    act(() => {
+      replaced = show(deleteGroup);
+    });
+    await screen.findByRole('dialog', { name: 'Delete group?' });
+    act(() => {
+      store.dispatch(openModal({ title: 'Something else', component: 'confirm' }));
+    });
+    await expect(replaced).resolves.toBeUndefined();
+    expect(await screen.findByRole('dialog', { name: 'Something else' })).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,2 @@
+// Stands in for imported stylesheets, which jest does not load.
+export {};

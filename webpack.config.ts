@@ -1,0 +1,107 @@
+import type { IncomingMessage } from 'node:http';
+import path from 'node:path';
+import HtmlWebpackPlugin from 'html-webpack-plugin';
+import webpack, { type Configuration } from 'webpack';
+import type {} from 'webpack-dev-server'; // adds Configuration['devServer']
+import { PublicAssetsPlugin } from './scripts/webpack/publicAssetsPlugin';
+import { defaultTheme, themes } from './src/theme/catalogue';
+
+export interface WebpackEnv {
+  production?: boolean;
+  /** The Warden server the dev server proxies API calls and the hub to. */
+  serverUrl?: string;
+}
+
+const root = __dirname;
+const publicPath = '/';
+
+// Chakra UI 3 styles rely on color-mix() and cascade layers; these are the browsers that have
+// both. One query for Babel and for webpack's own runtime code.
+const browsers = 'chrome >= 111, edge >= 111, firefox >= 115, safari >= 16.4';
+
+// Paths a browser may navigate to that still belong to the server (downloads, the OpenAPI
+// document, the hub upgrade); everything else that asks for HTML is a screen of the SPA.
+const serverPathPrefixes = ['/api/', '/uihub', '/healthz', '/client-versions/download/'];
+
+/**
+ * Screen and API paths collide (/instances is a screen and GET /instances), so the dev server
+ * sends to the Warden server every request that is not a page navigation.
+ */
+function isServerRequest(pathname: string, req: IncomingMessage): boolean {
+  return serverPathPrefixes.some((prefix) => pathname.startsWith(prefix)) || !req.headers.accept?.includes('text/html');
+}
+
+export default function webpackConfig(env: WebpackEnv = {}): Configuration {
+  const production = Boolean(env.production);
+  const mode = production ? 'production' : 'development';
+  const hash = production ? '.[contenthash:8]' : '';
+
+  return {
+    mode,
+    context: root,
+    target: `browserslist:${browsers}`,
+    entry: { main: './src/index.tsx' },
+    output: {
+      path: path.join(root, 'dist'),
+      publicPath,
+      filename: `static/js/[name]${hash}.js`,
+      chunkFilename: `static/js/[name]${hash}.chunk.js`,
+      assetModuleFilename: 'static/media/[name].[contenthash:8][ext]',
+      clean: true,
+    },
+    // Separate .map files: browsers fetch them only when devtools are open, and operators get
+    // readable stack traces from production.
+    devtool: production ? 'source-map' : 'eval-cheap-module-source-map',
+    resolve: { extensions: ['.tsx', '.ts', '...'] },
+    module: {
+      rules: [
+        {
+          test: /\.[cm]?[jt]sx?$/,
+          exclude: /node_modules/,
+          use: { loader: 'babel-loader', options: { cacheDirectory: true, targets: browsers } },
+        },
+      ],
+    },
+    cache: { type: 'filesystem', buildDependencies: { config: [__filename] } },
+    optimization: {
+      nodeEnv: false, // set by the DefinePlugin below, with the other build-time values
+      ...(production && {
+        runtimeChunk: 'single',
+        splitChunks: {
+          // Libraries the initial chunks need go to one long-cached vendor chunk; libraries only
+          // lazy routes need stay in those routes' async chunks (webpack's default groups).
+          cacheGroups: {
+            vendor: { test: /[\\/]node_modules[\\/]/, name: 'vendor', chunks: 'initial', enforce: true },
+          },
+        },
+      }),
+    },
+    // The build summary (scripts/build.ts) reports gzipped sizes instead.
+    performance: { hints: false },
+    plugins: [
+      new webpack.DefinePlugin({
+        'process.env.NODE_ENV': JSON.stringify(mode),
+        'process.env.WARDEN_API_URL': JSON.stringify(process.env.WARDEN_API_URL ?? ''),
+        'process.env.PUBLIC_PATH': JSON.stringify(publicPath),
+      }),
+      new HtmlWebpackPlugin({
+        template: path.join(root, 'public/index.html'),
+        templateParameters: {
+          publicPath,
+          defaultTheme,
+          themeNames: themes.map((t) => t.name).join(' '),
+          darkThemeNames: themes.filter((t) => t.palette.dark).map((t) => t.name).join(' '),
+        },
+      }),
+      new PublicAssetsPlugin(path.join(root, 'public')),
+    ],
+    devServer: {
+      host: '127.0.0.1',
+      port: 3000,
+      hot: true,
+      historyApiFallback: { disableDotRule: true },
+      static: false,
+      proxy: [{ context: isServerRequest, target: env.serverUrl ?? 'http://127.0.0.1:8080', ws: true }],
+    },
+  };
+}
