@@ -49,3 +49,95 @@ export type CurrentUser = Static<typeof CurrentUser>;
 
 /** Failed sign-ins before the account locks, and for how long (DESIGN §7). */
 export const lockout = { maxFailures: 5, minutes: 5 } as const;
+
+// ---- The rest of /auth (identity issue): shapes as ASP.NET Core Identity's API endpoints ----
+
+export const RegisterRequest = Type.Object(
+  { email: Type.String({ maxLength: 256 }), password: Type.String({ maxLength: 1024 }) },
+  { additionalProperties: false },
+);
+export type RegisterRequest = Static<typeof RegisterRequest>;
+
+export const RefreshRequest = Type.Object({ refreshToken: Type.String({ minLength: 1, maxLength: 512 }) }, { additionalProperties: false });
+export type RefreshRequest = Static<typeof RefreshRequest>;
+
+export const ConfirmEmailQuery = Type.Object(
+  {
+    userId: Type.String({ minLength: 1, maxLength: 64 }),
+    code: Type.String({ minLength: 1, maxLength: 512 }),
+    changedEmail: Type.Optional(Type.String({ maxLength: 256 })),
+  },
+  { additionalProperties: false },
+);
+export type ConfirmEmailQuery = Static<typeof ConfirmEmailQuery>;
+
+export const EmailRequest = Type.Object({ email: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false });
+export type EmailRequest = Static<typeof EmailRequest>;
+
+export const ResetPasswordRequest = Type.Object(
+  {
+    email: Type.String({ minLength: 1, maxLength: 256 }),
+    resetCode: Type.String({ minLength: 1, maxLength: 512 }),
+    newPassword: Type.String({ maxLength: 1024 }),
+  },
+  { additionalProperties: false },
+);
+export type ResetPasswordRequest = Static<typeof ResetPasswordRequest>;
+
+export const TwoFactorRequest = Type.Object(
+  {
+    enable: Type.Optional(Type.Boolean()),
+    twoFactorCode: Type.Optional(Type.String({ maxLength: 16 })),
+    resetSharedKey: Type.Optional(Type.Boolean()),
+    resetRecoveryCodes: Type.Optional(Type.Boolean()),
+    forgetMachine: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type TwoFactorRequest = Static<typeof TwoFactorRequest>;
+
+export const TwoFactorResponse = Type.Object({
+  sharedKey: Type.String(),
+  recoveryCodesLeft: Type.Integer(),
+  /** Only present right after new codes were made: they are never shown again. */
+  recoveryCodes: Type.Optional(Type.Array(Type.String())),
+  isTwoFactorEnabled: Type.Boolean(),
+  isMachineRemembered: Type.Boolean(),
+});
+export type TwoFactorResponse = Static<typeof TwoFactorResponse>;
+
+export const InfoResponse = Type.Object({ email: Type.String(), isEmailConfirmed: Type.Boolean() });
+export type InfoResponse = Static<typeof InfoResponse>;
+
+export const InfoRequest = Type.Object(
+  {
+    newEmail: Type.Optional(Type.String({ maxLength: 256 })),
+    newPassword: Type.Optional(Type.String({ maxLength: 1024 })),
+    oldPassword: Type.Optional(Type.String({ maxLength: 1024 })),
+  },
+  { additionalProperties: false },
+);
+export type InfoRequest = Static<typeof InfoRequest>;
+
+export const GroupRef = Type.Object({ id: Type.String(), name: Type.String() });
+
+export const Profile = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  role: Role,
+  emailConfirmed: Type.Boolean(),
+  twoFactorEnabled: Type.Boolean(),
+  createdAt: Type.String(),
+  lastLoginAt: Type.Union([Type.String(), Type.Null()]),
+  groups: Type.Array(GroupRef),
+});
+export type Profile = Static<typeof Profile>;
+
+/** Identity's password rules (DESIGN §7), with the error code each failure is keyed by. */
+export const passwordRules = [
+  { code: 'PasswordTooShort', text: 'At least 8 characters' },
+  { code: 'PasswordRequiresDigit', text: 'A digit (0–9)' },
+  { code: 'PasswordRequiresLower', text: 'A lowercase letter (a–z)' },
+  { code: 'PasswordRequiresUpper', text: 'An uppercase letter (A–Z)' },
+  { code: 'PasswordRequiresNonAlphanumeric', text: 'A symbol (not a letter or digit)' },
+] as const;

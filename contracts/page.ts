@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 
-// The one paging shape of the API (DESIGN §6, §10).
+// The one paging shape of the API (DESIGN §6, §10). A list with filters spreads
+// PageQuery.properties into its own query object.
 export const maxPageSize = 200;
 export const defaultPageSize = 25;
 
@@ -9,7 +10,7 @@ export const PageQuery = Type.Object({
   pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: maxPageSize, default: defaultPageSize })),
   sort: Type.Optional(Type.String({ maxLength: 64 })),
   search: Type.Optional(Type.String({ maxLength: 200 })),
-});
+}, { additionalProperties: false });
 export type PageQuery = Static<typeof PageQuery>;
 
 export const Page = <T extends TSchema>(item: T) =>
