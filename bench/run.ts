@@ -10,7 +10,10 @@ const available = readdirSync(__dirname)
   .filter((file) => file.endsWith('.ts') && file !== path.basename(__filename))
   .map((file) => file.slice(0, -'.ts'.length))
   .sort();
-const requested = process.argv.slice(2);
+const args = process.argv.slice(2);
+// Names pick benches; flags (--quick …) are handed to each bench.
+const requested = args.filter((arg) => !arg.startsWith('--'));
+const flags = args.filter((arg) => arg.startsWith('--'));
 
 if (available.length === 0) {
   console.log('no benchmarks yet');
@@ -25,7 +28,9 @@ const names = requested.length > 0 ? requested : available;
 
 const failed = names.filter((name) => {
   console.log(`\n== bench/${name}.ts`);
-  const run = spawnSync(process.execPath, [require.resolve('tsx/cli'), path.join(__dirname, `${name}.ts`)], { stdio: 'inherit' });
+  const run = spawnSync(process.execPath, [require.resolve('tsx/cli'), path.join(__dirname, `${name}.ts`), ...flags], {
+    stdio: 'inherit',
+  });
   return run.status !== 0;
 });
 if (failed.length > 0) {

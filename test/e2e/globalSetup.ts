@@ -6,17 +6,21 @@ import { createRegularUser } from './seed';
 
 export const admin = { email: 'admin@e2e.test', password: 'Adm1n!passw0rd' };
 export const regular = { email: 'regular@e2e.test', password: 'Regul4r!passw0rd' };
+/** Only the lockout test signs in as this one, so the lock it causes touches no other test. */
+export const lockable = { email: 'lockable@e2e.test', password: 'L0ckable!passw0rd' };
 
 /** One real server with its own store for the whole run; specs read its URL from WARDEN_E2E_URL. */
 export default async function globalSetup() {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'warden-e2e-'));
   const port = await freePort();
   const warden = await startWarden(
-    { WARDEN_DATA_DIR: dataDir, WARDEN_ADMIN_EMAIL: admin.email, WARDEN_ADMIN_PASSWORD: admin.password },
+    // Every spec signs in from 127.0.0.1: the per-IP sign-in limit is not what these tests are about.
+    { WARDEN_DATA_DIR: dataDir, WARDEN_ADMIN_EMAIL: admin.email, WARDEN_ADMIN_PASSWORD: admin.password, WARDEN_LOGIN_RATE_LIMIT: '10000' },
     port,
   );
   // The first admin exists only on an empty store, so the regular user is added after start.
   await createRegularUser(dataDir, regular);
+  await createRegularUser(dataDir, lockable);
   process.env.WARDEN_E2E_URL = warden.url;
   process.env.WARDEN_E2E_DATA_DIR = dataDir;
   return async () => {

@@ -1,13 +1,9 @@
 import { expect, test, type Page } from '@playwright/test';
-import { admin, regular } from './globalSetup';
+import { admin, lockable, regular } from './globalSetup';
+import { signIn } from './signIn';
 
 const baseURL = () => process.env.WARDEN_E2E_URL!;
 
-async function signIn(page: Page, who: { email: string; password: string }) {
-  await page.getByLabel('E-mail').fill(who.email);
-  await page.getByLabel('Password', { exact: true }).fill(who.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
 
 const nav = (page: Page) => page.getByRole('navigation');
 
@@ -77,7 +73,7 @@ test('returnUrl brings a signed-out user back to the page they asked for', async
 
 test('wrong credentials and a lockout are explained on the sign-in page', async ({ page }) => {
   await page.goto(baseURL() + '/login');
-  const victim = { email: regular.email, password: 'not-the-password' };
+  const victim = { email: lockable.email, password: 'not-the-password' };
   await signIn(page, victim);
   await expect(page.getByText('Wrong e-mail or password.')).toBeVisible();
   // Five failures lock the account; the next attempt is refused as locked out.

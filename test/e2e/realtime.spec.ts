@@ -1,0 +1,73 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect, test, type Browser, type Page } from '@playwright/test';
+import { admin, regular } from './globalSetup';
+import { signIn } from './signIn';
+import { freePort, startWarden, type WardenProcess } from './wardenProcess';
+
+const liveStatus = (page: Page) => page.getByRole('status', { name: /Live connection/ });
+
+async function signedInPage(browser: Browser, url: string, who: { email: string; password: string }) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${url}/login`);
+  await signIn(page, who);
+  await expect(page).toHaveURL(/\/instances$/);
+  await expect(liveStatus(page)).toHaveAccessibleName(/Live$/);
+  return page;
+}
+
+test('a DebugMessage sent to all appears as a toast in another signed-in browser without reload', async ({ browser }) => {
+  const url = process.env.WARDEN_E2E_URL!;
+  const sender = await signedInPage(browser, url, admin);
+  const receiver = await signedInPage(browser, url, regular);
+
+  await sender.goto(`${url}/debug`);
+  await sender.getByLabel('Message').fill('Maintenance at noon');
+  await sender.getByRole('button', { name: 'Send to all' }).click();
+
+  await expect(receiver.getByText('Maintenance at noon')).toBeVisible();
+  await expect(receiver.getByText(`Message from ${admin.email}`)).toBeVisible();
+  // The sender hears it too, and the debug page lists it among the pushed events.
+  await expect(sender.getByRole('table', { name: 'Pushed events' }).getByText('DebugMessage').first()).toBeVisible();
+});
+
+test.describe('a server restart', () => {
+  let warden: WardenProcess;
+  let dataDir: string;
+  let port: number;
+  const env = () => ({ WARDEN_DATA_DIR: dataDir, WARDEN_ADMIN_EMAIL: admin.email, WARDEN_ADMIN_PASSWORD: admin.password });
+
+  test.beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'warden-e2e-restart-'));
+    port = await freePort();
+    warden = await startWarden(env(), port);
+  });
+  test.afterAll(async () => {
+    await warden.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('shows Reconnecting, then Connected again, and the page keeps receiving its group events', async ({ browser }) => {
+    test.setTimeout(90_000);
+    const page = await signedInPage(browser, warden.url, admin);
+    await page.goto(`${warden.url}/groups`);
+    await expect(page.getByRole('heading', { name: 'Groups' })).toBeVisible();
+    await expect(liveStatus(page)).toHaveAccessibleName(/Live$/);
+
+    warden.child.kill('SIGKILL');
+    await expect(liveStatus(page)).toHaveAccessibleName(/Reconnecting/);
+    warden = await startWarden(env(), port);
+    await expect(liveStatus(page)).toHaveAccessibleName(/Live$/, { timeout: 45_000 });
+
+    // A group created elsewhere reaches this page live: the hub group was joined again.
+    const other = await signedInPage(browser, warden.url, admin);
+    const created = await other.request.post(`${warden.url}/groups`, {
+      data: { name: 'after-restart', description: 'made while another page watched' },
+      headers: { origin: warden.url, accept: 'application/json' },
+    });
+    expect(created.status()).toBe(201);
+    await expect(page.getByRole('link', { name: 'after-restart' })).toBeVisible();
+  });
+});
