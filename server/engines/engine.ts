@@ -1,0 +1,77 @@
+import type { EngineBinaries } from './detect';
+
+export type EngineType = 'pg' | 'etcd';
+
+/** Where one instance lives and listens. Everything an engine needs is under `dir`. */
+export interface InstanceRuntime {
+  id: string;
+  /** <dataDir>/instances/<id>: the engine's data, sockets, logs and secrets. */
+  dir: string;
+  port: number;
+  /** etcd's peer port; unused by pg. */
+  peerPort?: number;
+}
+
+export type HealthLevel = 'good' | 'warn' | 'error';
+
+export interface HealthCheck {
+  name: string;
+  level: HealthLevel;
+  message: string;
+}
+
+export interface EngineHealth {
+  running: boolean;
+  level: HealthLevel;
+  checks: HealthCheck[];
+}
+
+export interface ConfigParameter {
+  name: string;
+  value: string;
+  default: string | null;
+  type: 'bool' | 'integer' | 'real' | 'string' | 'enum';
+  unit: string | null;
+  min: number | null;
+  max: number | null;
+  enumValues: string[] | null;
+  apply: 'reload' | 'restart';
+  description: string;
+}
+
+export interface ReloadReport {
+  /** Parameters the engine refused on reload, with its words. */
+  errors: { name: string; message: string }[];
+  /** Parameters whose new value waits for a restart. */
+  pendingRestart: string[];
+}
+
+export interface ApplyResult {
+  reload: string[];
+  restart: string[];
+}
+
+/** One engine kind (pg, etcd) behind one interface; the instances service never runs a tool itself. */
+export interface Engine {
+  type: EngineType;
+  /** Why this engine cannot be used here (missing binaries, naming the Debian package), or null. */
+  unavailable(): Promise<string | null>;
+  version(): Promise<string>;
+  initialize(rt: InstanceRuntime, parameters?: Record<string, string>): Promise<void>;
+  start(rt: InstanceRuntime): Promise<void>;
+  stop(rt: InstanceRuntime): Promise<void>;
+  restart(rt: InstanceRuntime): Promise<void>;
+  reload(rt: InstanceRuntime): Promise<ReloadReport>;
+  /** The engine's main process id when it runs, else null. */
+  pid(rt: InstanceRuntime): number | null;
+  probe(rt: InstanceRuntime): Promise<EngineHealth>;
+  parameters(rt: InstanceRuntime): Promise<ConfigParameter[]>;
+  /** Per-parameter errors for proposed changes; empty when all are acceptable. */
+  validate(rt: InstanceRuntime, changes: Record<string, string>): Promise<Record<string, string[]>>;
+  apply(rt: InstanceRuntime, changes: Record<string, string>): Promise<ApplyResult>;
+  /** The folder the engine writes its JSON logs to. */
+  logDir(rt: InstanceRuntime): string;
+  remove(rt: InstanceRuntime): Promise<void>;
+}
+
+export type EngineFactory = (binaries: EngineBinaries) => Engine;
