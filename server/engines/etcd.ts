@@ -1,0 +1,177 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { EngineBinaries } from './detect';
+import type { ApplyResult, ConfigParameter, Engine, EngineHealth, HealthCheck, InstanceRuntime } from './engine';
+import { checkValue } from './pg';
+import { EngineError, giveToEngineUser, isAlive, run, spawnDetached } from './processRunner';
+
+/** The etcd flags an operator may set; every change needs a restart (etcd has no live reload). */
+export const etcdFlags: Omit<ConfigParameter, 'value' | 'apply'>[] = [
+  { name: 'snapshot-count', default: '100000', type: 'integer', unit: null, min: 1, max: 10_000_000, enumValues: null, description: 'Committed transactions that trigger a snapshot to disk.' },
+  { name: 'heartbeat-interval', default: '100', type: 'integer', unit: 'ms', min: 10, max: 10_000, enumValues: null, description: 'Time between heartbeats.' },
+  { name: 'election-timeout', default: '1000', type: 'integer', unit: 'ms', min: 50, max: 50_000, enumValues: null, description: 'Time before an election starts.' },
+  { name: 'quota-backend-bytes', default: '0', type: 'integer', unit: 'B', min: 0, max: 8_589_934_592, enumValues: null, description: 'Backend size limit before an alarm (0 = default 2 GiB).' },
+  { name: 'auto-compaction-mode', default: 'periodic', type: 'enum', unit: null, min: null, max: null, enumValues: ['periodic', 'revision'], description: 'How auto-compaction retention is read.' },
+  { name: 'auto-compaction-retention', default: '0', type: 'string', unit: null, min: null, max: null, enumValues: null, description: 'Retention for auto-compaction (hours or a duration for periodic; revisions for revision). 0 disables.' },
+  { name: 'max-request-bytes', default: '1572864', type: 'integer', unit: 'B', min: 1024, max: 67_108_864, enumValues: null, description: 'Largest client request the server accepts.' },
+  { name: 'max-txn-ops', default: '128', type: 'integer', unit: null, min: 1, max: 100_000, enumValues: null, description: 'Most operations in one transaction.' },
+  { name: 'log-level', default: 'info', type: 'enum', unit: null, min: null, max: null, enumValues: ['debug', 'info', 'warn', 'error', 'panic', 'fatal'], description: 'Log level.' },
+];
+
+const paths = (rt: InstanceRuntime) => ({
+  data: path.join(rt.dir, 'data'),
+  logs: path.join(rt.dir, 'logs'),
+  pidFile: path.join(rt.dir, 'etcd.pid'),
+  flags: path.join(rt.dir, 'etcd.flags.json'),
+});
+
+const clientUrl = (rt: InstanceRuntime) => `http://127.0.0.1:${rt.port}`;
+
+function readFlags(rt: InstanceRuntime): Record<string, string> {
+  try {
+    return JSON.parse(fs.readFileSync(paths(rt).flags, 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function healthy(rt: InstanceRuntime): Promise<boolean> {
+  try {
+    const res = await fetch(`${clientUrl(rt)}/health`, { signal: AbortSignal.timeout(2000) });
+    const body = (await res.json()) as { health?: string };
+    return body.health === 'true';
+  } catch {
+    return false;
+  }
+}
+
+/** etcd 3.4 (Debian's etcd-server) as a single member on loopback client and peer ports, zap JSON logs. */
+export function etcdEngine(binaries: EngineBinaries): Engine {
+  const pid = (rt: InstanceRuntime): number | null => {
+    try {
+      const value = Number(fs.readFileSync(paths(rt).pidFile, 'utf8').trim());
+      return Number.isInteger(value) && value > 0 && isAlive(value) ? value : null;
+    } catch {
+      return null;
+    }
+  };
+
+  async function start(rt: InstanceRuntime) {
+    if (pid(rt) !== null) return;
+    if (!rt.peerPort) throw new EngineError('An etcd instance needs a peer port.');
+    const p = paths(rt);
+    const peerUrl = `http://127.0.0.1:${rt.peerPort}`;
+    const args = [
+      `--name=${rt.id}`,
+      `--data-dir=${p.data}`,
+      `--listen-client-urls=${clientUrl(rt)}`,
+      `--advertise-client-urls=${clientUrl(rt)}`,
+      `--listen-peer-urls=${peerUrl}`,
+      `--initial-advertise-peer-urls=${peerUrl}`,
+      `--initial-cluster=${rt.id}=${peerUrl}`,
+      '--initial-cluster-state=new',
+      '--logger=zap',
+      '--log-outputs=stderr',
+      ...Object.entries(readFlags(rt)).map(([name, value]) => `--${name}=${value}`),
+    ];
+    const childPid = spawnDetached(binaries.etcdBin, args, path.join(p.logs, 'etcd.log'));
+    fs.writeFileSync(p.pidFile, `${childPid}\n`);
+    for (let waited = 0; waited < 30_000; waited += 200) {
+      if (await healthy(rt)) return;
+      if (!isAlive(childPid)) break;
+      await sleep(200);
+    }
+    const tail = fs.readFileSync(path.join(p.logs, 'etcd.log'), 'utf8').trim().split('\n').slice(-3).join('\n');
+    throw new EngineError(`etcd did not become healthy: ${tail}`);
+  }
+
+  async function stop(rt: InstanceRuntime) {
+    const current = pid(rt);
+    if (current === null) return;
+    // SIGTERM: etcd 3.4 dies on SIGHUP, and SIGTERM lets it close its database cleanly.
+    process.kill(current, 'SIGTERM');
+    for (let waited = 0; waited < 30_000 && isAlive(current); waited += 100) await sleep(100);
+    if (isAlive(current)) process.kill(current, 'SIGKILL');
+  }
+
+  const parameters = async (rt: InstanceRuntime): Promise<ConfigParameter[]> => {
+    const set = readFlags(rt);
+    return etcdFlags.map((flag) => ({ ...flag, value: set[flag.name] ?? flag.default ?? '', apply: 'restart' }));
+  };
+
+  return {
+    type: 'etcd',
+
+    async unavailable() {
+      return fs.existsSync(binaries.etcdBin) ? null : `etcd is not installed at ${binaries.etcdBin}: install the Debian package etcd-server.`;
+    },
+
+    async version() {
+      const { stdout } = await run(binaries.etcdBin, ['--version']);
+      return /etcd Version:\s+(\S+)/.exec(stdout)?.[1] ?? stdout.trim();
+    },
+
+    async initialize(rt, initialParameters = {}) {
+      const p = paths(rt);
+      fs.mkdirSync(rt.dir, { recursive: true, mode: 0o711 });
+      for (const dir of [p.data, p.logs]) {
+        fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+        giveToEngineUser(dir);
+      }
+      fs.writeFileSync(p.flags, JSON.stringify(initialParameters, null, 2));
+    },
+
+    start,
+    stop,
+    async restart(rt) {
+      await stop(rt);
+      await start(rt);
+    },
+    async reload(rt) {
+      // No live reload: a restart with the new flags (never SIGHUP, which kills etcd 3.4).
+      await stop(rt);
+      await start(rt);
+      return { errors: [], pendingRestart: [] };
+    },
+
+    pid,
+
+    async probe(rt): Promise<EngineHealth> {
+      const checks: HealthCheck[] = [];
+      const running = pid(rt) !== null;
+      checks.push({ name: 'process', level: running ? 'good' : 'error', message: running ? 'etcd is running' : 'etcd is not running' });
+      if (running) {
+        const ok = await healthy(rt);
+        checks.push({ name: 'health', level: ok ? 'good' : 'error', message: ok ? '/health answers true' : '/health does not answer true' });
+      }
+      const level = checks.some((c) => c.level === 'error') ? 'error' : 'good';
+      return { running: running && level === 'good', level, checks };
+    },
+
+    parameters,
+
+    async validate(rt, changes) {
+      const known = new Map((await parameters(rt)).map((flag) => [flag.name, flag]));
+      const errors: Record<string, string[]> = {};
+      for (const [name, value] of Object.entries(changes)) {
+        const problem = checkValue(known.get(name), name, value);
+        if (problem) errors[name] = [problem.replace(`Unknown parameter ${name}.`, `Unknown or managed etcd flag ${name}.`)];
+      }
+      return errors;
+    },
+
+    async apply(rt, changes): Promise<ApplyResult> {
+      fs.writeFileSync(paths(rt).flags, JSON.stringify({ ...readFlags(rt), ...changes }, null, 2));
+      return { reload: [], restart: Object.keys(changes) };
+    },
+
+    logDir: (rt) => paths(rt).logs,
+
+    async remove(rt) {
+      if (pid(rt) !== null) throw new EngineError('The instance is running: stop it before removing it.');
+      fs.rmSync(rt.dir, { recursive: true, force: true });
+    },
+  };
+}
