@@ -5,6 +5,7 @@ import { Client } from 'pg';
 import { debianEngineBinaries } from '../../../server/engines/detect';
 import type { InstanceRuntime } from '../../../server/engines/engine';
 import { pgEngine, pgSuperuserPassword } from '../../../server/engines/pg';
+import { parsePgJsonLine } from '../../../server/logs/engineLogLines';
 
 // Real PostgreSQL 15 from Debian, run as the postgres user when the tests run as root.
 jest.setTimeout(120_000);
@@ -76,6 +77,33 @@ test('writes JSON logs to its log folder', async () => {
   expect(files.length).toBeGreaterThan(0);
   const first = fs.readFileSync(path.join(engine.logDir(rt), files[0]), 'utf8').split('\n')[0];
   expect(JSON.parse(first)).toMatchObject({ error_severity: expect.any(String), message: expect.any(String) });
+});
+
+test('its real log lines map to Warden levels: LOG → information, WARNING, ERROR, FATAL', async () => {
+  await query(`do $$ begin raise warning 'careful now'; end $$`);
+  await expect(query('select 1/0')).rejects.toThrow('division by zero');
+  const intruder = new Client({ host: '127.0.0.1', port: rt.port, user: 'postgres', database: 'postgres', password: 'wrong' });
+  await expect(intruder.connect()).rejects.toThrow(/password authentication failed/);
+
+  const parsed = async () =>
+    fs
+      .readdirSync(engine.logDir(rt))
+      .filter((f) => f.endsWith('.json'))
+      .flatMap((f) => fs.readFileSync(path.join(engine.logDir(rt), f), 'utf8').split('\n'))
+      .map((line) => parsePgJsonLine(line))
+      .filter((entry) => entry !== null);
+  // The logging collector writes asynchronously.
+  let entries = await parsed();
+  for (let i = 0; i < 50 && !entries.some((e) => e.level === 'fatal'); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    entries = await parsed();
+  }
+  const levelOf = (text: string) => entries.find((e) => e.message.includes(text))?.level;
+  expect(levelOf('database system is ready to accept connections')).toBe('information');
+  expect(levelOf('careful now')).toBe('warning');
+  expect(levelOf('division by zero')).toBe('error');
+  expect(levelOf('password authentication failed')).toBe('fatal');
+  expect(entries[0].timestamp).toMatch(/^\d{4}-\d\d-\d\dT/);
 });
 
 test('stop ends the postmaster, a killed one is seen as not running, and remove refuses a running instance', async () => {
