@@ -3,8 +3,8 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 
 /**
- * `npm run bench [-- name …]`: runs bench/<name>.ts, or every bench/*.ts when no name is given,
- * each in its own process so one bench's heap and timers cannot skew the next.
+ * `npm run bench [-- name … --flag …]`: runs bench/<name>.ts, or every bench/*.ts when no name is given,
+ * each in its own process so one bench's heap and timers cannot skew the next. Flags (`--quick`) go to each bench.
  */
 const available = readdirSync(__dirname)
   .filter((file) => file.endsWith('.ts') && file !== path.basename(__filename))

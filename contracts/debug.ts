@@ -2,19 +2,17 @@ import { Type, type Static } from 'typebox';
 
 // POST /debug (admin only): a few actions that exercise the server and the hub (DESIGN §10).
 
-export const DebugRequest = Type.Union([
-  Type.Object({ action: Type.Literal('ping') }, { additionalProperties: false }),
-  Type.Object(
-    {
-      action: Type.Literal('broadcast'),
-      event: Type.Literal('DebugMessage'),
-      payload: Type.Object({ text: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: false }),
-      to: Type.Union([Type.Literal('me'), Type.Literal('all')]),
-    },
-    { additionalProperties: false },
-  ),
-  Type.Object({ action: Type.Literal('info') }, { additionalProperties: false }),
-]);
+// One flat object rather than a union per action: a union's validation errors name every branch's
+// fields, so a form could not tell which field is wrong. The route checks what each action needs.
+export const DebugRequest = Type.Object(
+  {
+    action: Type.Union([Type.Literal('ping'), Type.Literal('broadcast'), Type.Literal('info')]),
+    event: Type.Optional(Type.Literal('DebugMessage')),
+    payload: Type.Optional(Type.Object({ text: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: false })),
+    to: Type.Optional(Type.Union([Type.Literal('me'), Type.Literal('all')])),
+  },
+  { additionalProperties: false },
+);
 export type DebugRequest = Static<typeof DebugRequest>;
 
 export const PingResponse = Type.Object({ pong: Type.Literal(true), serverTime: Type.String() });

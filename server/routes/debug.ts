@@ -5,12 +5,13 @@ import type { AppContext } from '../context';
 import { findById } from '../db/users';
 import { detectEngines } from '../engines/detect';
 import { principalOf } from '../http/auth';
+import { validationProblem } from '../http/problems';
 import { wardenVersion } from '../version';
 
-const startedAt = Date.now();
 
 /** POST /debug (admin only): ping, a DebugMessage through the event bus, and server facts. */
 export const debugRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  const startedAt = ctx.clock().getTime();
   app.post(
     '/debug',
     {
@@ -30,26 +31,30 @@ export const debugRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
         case 'info':
           return {
             version: wardenVersion,
-            uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
+            uptimeSeconds: Math.round((ctx.clock().getTime() - startedAt) / 1000),
             node: process.version,
             store: 'sqlite',
             engines: await detectEngines(ctx.config.engines),
             hubConnections: ctx.hub.connectionCount,
           };
         case 'broadcast': {
+          const missing = (['event', 'payload', 'to'] as const).filter((field) => body[field] === undefined);
+          if (missing.length > 0) {
+            throw validationProblem(Object.fromEntries(missing.map((field) => [field, [`A broadcast needs ${field}.`]])));
+          }
           const principal = principalOf(request);
           const sender = await findById(ctx.db, principal.userId);
           const payload: DebugMessagePayload = {
-            text: body.payload.text,
+            text: body.payload!.text,
             from: sender?.email ?? principal.userId,
             sentAt: ctx.clock().toISOString(),
           };
           ctx.bus.publish({
-            event: body.event,
+            event: body.event!,
             payload,
             audience: body.to === 'me' ? { kind: 'users', userIds: [principal.userId] } : { kind: 'all' },
           });
-          return reply.code(202).send({ delivered: 'queued', to: body.to });
+          return reply.code(202).send({ delivered: 'queued', to: body.to! });
         }
       }
     },

@@ -164,7 +164,6 @@ describe('POST /debug refusals', () => {
     expectProblem(await postDebug({ action: 'ping' }, { cookie: adminCookie, origin: 'https://evil.example' }), 403);
   });
 
-  // The body is a union, so ajv also reports how it misses the other actions; each case checks the field that is wrong.
   const badBodies: [string, unknown, string, string][] = [
     ['an unknown action', { action: 'explode' }, 'action', 'must be equal to constant'],
     ['a broadcast without text', { ...broadcast('hi', 'all'), payload: {} }, 'payload.text', 'is required'],
@@ -172,10 +171,12 @@ describe('POST /debug refusals', () => {
     ['a text over 500 characters', broadcast('x'.repeat(501), 'all'), 'payload.text', 'must NOT have more than 500 characters'],
     ['a wrong event name', { ...broadcast('hi', 'all'), event: 'InstanceDeleted' }, 'event', 'must be equal to constant'],
     ['a wrong audience', { ...broadcast('hi', 'all'), to: 'everyone' }, 'to', 'must be equal to constant'],
+    ['a broadcast without an audience', { action: 'broadcast', event: 'DebugMessage', payload: { text: 'hi' } }, 'to', 'A broadcast needs to.'],
   ];
-  it.each(badBodies)('answers 400 with field errors to %s', async (_name, body, field, message) => {
+  it.each(badBodies)('answers 400 naming only the wrong field for %s', async (_name, body, field, message) => {
     const problem = expectProblem(await postDebug(body), 400);
 
+    expect(Object.keys(problem.errors ?? {})).toEqual([field]);
     expect(problem.errors?.[field]).toContain(message);
   });
 
