@@ -133,11 +133,8 @@ export const Profile = Type.Object({
 });
 export type Profile = Static<typeof Profile>;
 
-/** Identity's password rules (DESIGN §7), with the error code each failure is keyed by. */
-export const passwordRules = [
-  { code: 'PasswordTooShort', text: 'At least 8 characters' },
-  { code: 'PasswordRequiresDigit', text: 'A digit (0–9)' },
-  { code: 'PasswordRequiresLower', text: 'A lowercase letter (a–z)' },
-  { code: 'PasswordRequiresUpper', text: 'An uppercase letter (A–Z)' },
-  { code: 'PasswordRequiresNonAlphanumeric', text: 'A symbol (not a letter or digit)' },
-] as const;
+export { passwordRules, type PasswordRuleCode } from './passwordRules';
+
+/** GET /auth/options: whether the sign-in page offers "Create account". */
+export const AuthOptions = Type.Object({ registrationOpen: Type.Boolean() });
+export type AuthOptions = Static<typeof AuthOptions>;

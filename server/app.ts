@@ -3,9 +3,11 @@ import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
+import { createAuthorization } from './authz/authorization';
 import { systemClock, type Clock } from './clock';
 import type { Config, LogLevel } from './config';
 import type { AppContext } from './context';
+import { noInstancesYet, type GroupInstances } from './db/groups';
 import { migrateToLatest } from './db/migrations';
 import { openDb } from './db/open';
 import type { Db } from './db/schema';
@@ -20,9 +22,13 @@ import { InProcessBus, type EventBus } from './hub/bus';
 import { defaultHubLimits, Hub, type HubLimits } from './hub/hub';
 import { groupMethods } from './hub/methods';
 import { hubRoute } from './hub/route';
+import { adminRoutes } from './routes/admin';
+import { auditRoutes } from './routes/audit';
 import { authRoutes } from './routes/auth';
 import { debugRoutes } from './routes/debug';
+import { groupRoutes } from './routes/groups';
 import { healthRoutes } from './routes/health';
+import { outboxRoutes } from './routes/outbox';
 
 export interface AppDeps {
   /** A store to use instead of opening `<dataDir>/warden.sqlite`; the caller keeps ownership and closes it. */
@@ -33,6 +39,8 @@ export interface AppDeps {
   /** In-process by default; several server processes would share a PostgreSQL LISTEN/NOTIFY bus. */
   bus?: EventBus;
   hubLimits?: HubLimits;
+  /** What groups know of instances; until the instances feature supplies it, there are none. */
+  groupInstances?: GroupInstances;
 }
 
 /**
@@ -49,8 +57,10 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
 
-  // Instances arrive with the instances feature; until then no instance is visible to anyone.
-  const hub = new Hub(bus, groupMethods(() => false), app.log, deps.hubLimits ?? defaultHubLimits);
+  const groupInstances = deps.groupInstances ?? noInstancesYet;
+  // One authorization layer for the routes and the hub, so Join{Name} checks what the API checks.
+  const authz = createAuthorization(db, groupInstances);
+  const hub = new Hub(bus, groupMethods(authz.canSeeInstance), app.log, deps.hubLimits ?? defaultHubLimits);
   const ctx: AppContext = { config, db, clock: deps.clock ?? systemClock, bus, hub };
   // Tell clients to reconnect (to this server's successor) before connections are torn down.
   app.addHook('preClose', async () => hub.close());
@@ -79,6 +89,10 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
   app.register(hubRoute, { ctx, hub });
   app.register(authRoutes, { prefix: '/auth', ctx });
   app.register(debugRoutes, { ctx });
+  app.register(outboxRoutes, { ctx });
+  app.register(adminRoutes, { prefix: '/admin', ctx });
+  app.register(auditRoutes, { prefix: '/admin', ctx });
+  app.register(groupRoutes, { prefix: '/groups', ctx, authz, instances: groupInstances });
 
   return app;
 }

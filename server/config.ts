@@ -25,7 +25,21 @@ export interface Config {
   loginRateLimit: number;
   /** Engine binaries: Debian's paths unless WARDEN_PG_BINDIR / WARDEN_ETCD_BIN / WARDEN_ETCDCTL_BIN say otherwise. */
   engines: EngineBinaries;
+  // Identity settings. Optional so a hand-made Config (tests) may leave them out: absent means the
+  // default in `identityDefaults` (registration closed, no SMTP: e-mails only go to the outbox).
+  /** Whether POST /auth/register is open to anyone. */
+  allowRegistration?: boolean;
+  /** smtp:// or smtps:// URL (credentials included) that e-mails are sent through. */
+  smtpUrl?: string;
+  /** The From of e-mails; default `Warden <warden@<public URL host>>`. */
+  mailFrom?: string;
+  /** Calls per minute from one IP address to each of register, confirmEmail, resend, forgot, reset and refresh. */
+  authRateLimit?: number;
+  /** Calls per minute naming one account (by e-mail) to each of login, forgotPassword, resendConfirmationEmail, resetPassword. */
+  accountRateLimit?: number;
 }
+
+export const identityDefaults = { allowRegistration: false, authRateLimit: 20, accountRateLimit: 10 } as const;
 
 type Env = Record<string, string | undefined>;
 
@@ -64,6 +78,17 @@ export function loadConfig(env: Env = process.env): Config {
       etcdBin: read('WARDEN_ETCD_BIN') ?? debianEngineBinaries.etcdBin,
       etcdctlBin: read('WARDEN_ETCDCTL_BIN') ?? debianEngineBinaries.etcdctlBin,
     },
+    allowRegistration: parseBoolean('WARDEN_ALLOW_REGISTRATION', read('WARDEN_ALLOW_REGISTRATION'), identityDefaults.allowRegistration),
+    smtpUrl: parseSmtpUrl(read('WARDEN_SMTP_URL')),
+    mailFrom: read('WARDEN_MAIL_FROM'),
+    authRateLimit: parseInteger('WARDEN_AUTH_RATE_LIMIT', read('WARDEN_AUTH_RATE_LIMIT'), identityDefaults.authRateLimit, 1, 100_000),
+    accountRateLimit: parseInteger(
+      'WARDEN_ACCOUNT_RATE_LIMIT',
+      read('WARDEN_ACCOUNT_RATE_LIMIT'),
+      identityDefaults.accountRateLimit,
+      1,
+      100_000,
+    ),
   };
 }
 
@@ -79,6 +104,27 @@ function parseInteger(name: string, raw: string | undefined, fallback: number, m
     throw new Error(`${name} must be a whole number from ${min} to ${max}, got '${raw}'`);
   }
   return value;
+}
+
+function parseBoolean(name: string, raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined) return fallback;
+  if (/^(true|1|yes)$/i.test(raw)) return true;
+  if (/^(false|0|no)$/i.test(raw)) return false;
+  throw new Error(`${name} must be true or false, got '${raw}'`);
+}
+
+function parseSmtpUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(raw).protocol;
+  } catch {
+    // The value may hold a password, so it is not repeated in the message.
+  }
+  if (protocol !== 'smtp:' && protocol !== 'smtps:') {
+    throw new Error('WARDEN_SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtps://user:password@mail.example.com:465');
+  }
+  return raw;
 }
 
 function parsePublicUrl(raw: string): string {

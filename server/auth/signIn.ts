@@ -5,6 +5,7 @@ import { deleteExpiredSessions } from '../db/sessions';
 import * as users from '../db/users';
 import { countFailure, isLockedOut } from './lockout';
 import { passwordHashForTiming, verifyPassword } from './passwords';
+import { redeemRecoveryCode } from './recoveryCodes';
 import { endSession, type ClientInfo, type Principal } from './sessions';
 import { verifyTotp } from './totp';
 
@@ -49,11 +50,15 @@ export async function signIn(ctx: Ctx, credentials: LoginRequest, client: Client
   // Checked only after the password, so a disabled account is not revealed to someone guessing.
   if (user.disabled) return fail('NotAllowed', 'Disabled');
 
+  let secondFactor: 'authenticator' | 'recoveryCode' | undefined;
   if (user.twoFactorEnabled) {
-    const code = credentials.twoFactorCode;
-    if (!code && !credentials.twoFactorRecoveryCode) return { ok: false, failure: 'RequiresTwoFactor' };
-    // Recovery codes arrive with /auth/manage/2fa; until then none is valid.
-    const valid = !!code && !!user.twoFactorSecret && verifyTotp(user.twoFactorSecret, code, now);
+    const { twoFactorCode: code, twoFactorRecoveryCode: recoveryCode } = credentials;
+    if (!code && !recoveryCode) return { ok: false, failure: 'RequiresTwoFactor' };
+    // As in Identity, an authenticator code wins when both are given. A recovery code is used up here.
+    secondFactor = code ? 'authenticator' : 'recoveryCode';
+    const valid = code
+      ? !!user.twoFactorSecret && verifyTotp(user.twoFactorSecret, code, now)
+      : await redeemRecoveryCode(ctx, user.id, recoveryCode ?? '');
     if (!valid) {
       const locked = await countFailure(ctx.db, user.id, now);
       return fail(locked ? 'LockedOut' : 'Failed', code ? 'WrongTwoFactorCode' : 'WrongRecoveryCode');
@@ -62,14 +67,13 @@ export async function signIn(ctx: Ctx, credentials: LoginRequest, client: Client
 
   await users.recordSuccess(ctx.db, user.id, now);
   await deleteExpiredSessions(ctx.db, user.id, now);
-  await audit('success');
+  await audit('success', secondFactor && { secondFactor });
   return { ok: true, user };
 }
 
 /** Ends the caller's current session (other sessions of the same user stay). */
 export async function signOut(ctx: Ctx & Pick<AppContext, 'hub'>, principal: Principal, client: ClientInfo): Promise<void> {
-  await endSession(ctx, principal.sessionId);
-  ctx.hub.closeSession(principal.sessionId, 'You signed out.');
+  await endSession(ctx, principal.sessionId, 'You signed out.');
   await recordAudit(ctx.db, {
     at: ctx.clock(),
     userId: principal.userId,

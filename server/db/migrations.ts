@@ -52,6 +52,80 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('audit_entries_at').on('audit_entries').column('at').execute();
     },
   },
+  '0002_identity_tokens': {
+    async up(db) {
+      // Bearer sessions of one sign-in share a family; a used refresh token is kept (consumed) until it
+      // expires, so presenting it again is recognised as theft and ends the whole family.
+      await db.schema.alterTable('sessions').addColumn('family_id', 'text').execute();
+      await db.schema.alterTable('sessions').addColumn('consumed_at', 'text').execute();
+      // Bearer sessions from before families existed each make a family of their own.
+      await db
+        .updateTable('sessions')
+        .set((eb) => ({ family_id: eb.ref('id') }))
+        .where('kind', 'in', ['access', 'refresh'])
+        .execute();
+      await db.schema.createIndex('sessions_family_id').on('sessions').column('family_id').execute();
+
+      // Codes e-mailed to confirm an address, reset a password or change the address; stored hashed.
+      await db.schema
+        .createTable('tokens')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('purpose', 'text', (c) => c.notNull().check(sql`purpose in ('confirm', 'reset', 'change-email')`))
+        .addColumn('hash', 'text', (c) => c.notNull().unique())
+        .addColumn('email', 'text', (c) => c.notNull())
+        .addColumn('stamp', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addColumn('used_at', 'text')
+        .execute();
+      await db.schema.createIndex('tokens_user_id').on('tokens').column('user_id').execute();
+
+      await db.schema
+        .createTable('recovery_codes')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('hash', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('used_at', 'text')
+        .execute();
+      await db.schema.createIndex('recovery_codes_user_id').on('recovery_codes').column('user_id').execute();
+
+      await db.schema
+        .createTable('outbox')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('at', 'text', (c) => c.notNull())
+        .addColumn('to', 'text', (c) => c.notNull())
+        .addColumn('subject', 'text', (c) => c.notNull())
+        .addColumn('text', 'text', (c) => c.notNull())
+        .addColumn('sent', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('error', 'text')
+        .execute();
+      await db.schema.createIndex('outbox_at').on('outbox').column('at').execute();
+    },
+  },
+  '0003_groups': {
+    async up(db) {
+      await db.schema
+        .createTable('groups')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('name_key', 'text', (c) => c.notNull().unique())
+        .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('group_members')
+        .addColumn('group_id', 'text', (c) => c.notNull().references('groups.id').onDelete('cascade'))
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('added_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('group_members_pk', ['group_id', 'user_id'])
+        .execute();
+      // The primary key serves lookups by group; scoping a user's view needs the other direction.
+      await db.schema.createIndex('group_members_user_id').on('group_members').column('user_id').execute();
+    },
+  },
 };
 
 /** Brings the store's schema up to date; throws when a migration fails. */

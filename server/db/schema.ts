@@ -37,6 +37,48 @@ export interface SessionsTable {
   last_seen_at: string;
   user_agent: string | null;
   ip: string | null;
+  /** The sign-in a bearer (access or refresh) session descends from; null for cookie sessions. */
+  family_id: string | null;
+  /** When a refresh token was exchanged; presenting it again revokes its family. */
+  consumed_at: string | null;
+}
+
+export type TokenPurpose = 'confirm' | 'reset' | 'change-email';
+
+/** A code e-mailed to a user; single use, expiring, and void once the user's security stamp changes. */
+export interface TokensTable {
+  id: string;
+  user_id: string;
+  purpose: TokenPurpose;
+  /** sha256 hex of the code. */
+  hash: string;
+  /** The address the code was sent to (for change-email, the new address). */
+  email: string;
+  /** The user's security stamp when the code was issued. */
+  stamp: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+export interface RecoveryCodesTable {
+  id: string;
+  user_id: string;
+  /** sha256 hex of the normalized code. */
+  hash: string;
+  created_at: string;
+  used_at: string | null;
+}
+
+/** Every e-mail Warden wrote, sent or not (without SMTP it is the only place to read them). */
+export interface OutboxTable {
+  id: string;
+  at: string;
+  to: string;
+  subject: string;
+  text: string;
+  sent: Flag;
+  error: string | null;
 }
 
 export type AuditOutcome = 'success' | 'failure';
@@ -53,10 +95,30 @@ export interface AuditEntriesTable {
   ip: string | null;
 }
 
+export interface GroupsTable {
+  id: string;
+  name: string;
+  /** The name lower-cased; unique, so names differing only in case collide on both dialects. */
+  name_key: string;
+  description: string;
+  created_at: string;
+}
+
+export interface GroupMembersTable {
+  group_id: string;
+  user_id: string;
+  added_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
   audit_entries: AuditEntriesTable;
+  tokens: TokensTable;
+  recovery_codes: RecoveryCodesTable;
+  outbox: OutboxTable;
+  groups: GroupsTable;
+  group_members: GroupMembersTable;
 }
 
 export type Db = Kysely<Database>;

@@ -146,3 +146,29 @@ export async function setDisabled(db: Db, id: string, disabled: boolean): Promis
     .where('id', '=', id)
     .execute();
 }
+
+export async function markEmailConfirmed(db: Db, id: string): Promise<void> {
+  await db.updateTable('users').set({ email_confirmed: 1 }).where('id', '=', id).execute();
+}
+
+/**
+ * Changes the address to one the user proved they read (so it is confirmed) and renews the security
+ * stamp, so codes sent for the old address stop working. Throws DuplicateEmailError when it is taken.
+ */
+export async function changeEmail(db: Db, id: string, email: string): Promise<void> {
+  try {
+    await db
+      .updateTable('users')
+      .set({ email: normalizeEmail(email), email_confirmed: 1, security_stamp: randomUUID() })
+      .where('id', '=', id)
+      .execute();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new DuplicateEmailError(normalizeEmail(email));
+    throw error;
+  }
+}
+
+/** Lifts a lockout and forgets failed sign-ins (after a password reset). */
+export async function clearLockout(db: Db, id: string): Promise<void> {
+  await db.updateTable('users').set({ access_failed_count: 0, lockout_end: null }).where('id', '=', id).execute();
+}

@@ -1,0 +1,137 @@
+import { recordAudit } from '../../server/db/audit';
+import { addUser, cookieLogin, expectProblem, goodPassword, origin, setup, type Harness } from './helpers';
+
+let h: Harness;
+let admin: string;
+let adminId: string;
+let aliceId: string;
+
+beforeEach(async () => {
+  h = await setup();
+  adminId = (await addUser(h.db, 'root@example.com', 'admin')).id;
+  aliceId = (await addUser(h.db, 'alice@example.com')).id;
+  admin = await cookieLogin(h, 'root@example.com');
+});
+afterEach(() => h.close());
+
+const get = (url: string, cookie = admin) => h.app.inject({ url, headers: { cookie } });
+const send = (method: 'POST' | 'PUT' | 'DELETE', url: string, payload?: object) =>
+  h.app.inject({ method, url, ...(payload && { payload }), headers: { cookie: admin, origin } });
+const actions = (res: { json(): { items: { action: string }[] } }) => res.json().items.map((e) => e.action);
+
+describe('GET /admin/audit', () => {
+  it('is for admins only', async () => {
+    const alice = await cookieLogin(h, 'alice@example.com');
+
+    expectProblem(await get('/admin/audit', alice), 403);
+    expectProblem(await h.app.inject({ url: '/admin/audit' }), 401);
+  });
+
+  it('records every change, newest first, with who, what, target, outcome, ip and the e-mail of who', async () => {
+    h.clock.advance(1000);
+    const created = (await send('POST', '/admin/users', { email: 'new@example.com', password: goodPassword, role: 'regular' })).json();
+    h.clock.advance(1000);
+    await send('PUT', `/admin/users/${adminId}`, { role: 'regular' });
+    h.clock.advance(1000);
+    const group = (await send('POST', '/groups', { name: 'Ops' })).json();
+    h.clock.advance(1000);
+    await send('PUT', `/groups/${group.id}`, { name: 'Operations' });
+    h.clock.advance(1000);
+    await send('POST', `/groups/${group.id}/users`, { userIds: [aliceId] });
+    h.clock.advance(1000);
+    await send('DELETE', `/groups/${group.id}/users/${aliceId}`);
+    h.clock.advance(1000);
+    await send('POST', '/admin/users/change-password', { userId: aliceId, newPassword: 'Another-Pass-8' });
+    h.clock.advance(1000);
+    await send('DELETE', `/groups/${group.id}`);
+
+    const res = await get('/admin/audit');
+
+    expect(res.statusCode).toBe(200);
+    expect(actions(res)).toEqual([
+      'groups.delete',
+      'admin.users.change-password',
+      'groups.members.remove',
+      'groups.members.add',
+      'groups.update',
+      'groups.create',
+      'admin.users.update',
+      'admin.users.create',
+      'auth.login',
+    ]);
+    const entries = res.json().items;
+    expect(entries[7]).toEqual({
+      id: expect.any(String),
+      at: '2030-01-02T03:04:06.000Z',
+      userId: adminId,
+      userEmail: 'root@example.com',
+      action: 'admin.users.create',
+      target: created.id,
+      outcome: 'success',
+      detail: { email: 'new@example.com', role: 'regular' },
+      ip: '127.0.0.1',
+    });
+    expect(entries[6]).toMatchObject({ action: 'admin.users.update', target: adminId, outcome: 'failure', detail: { status: 409 } });
+    expect(entries[1]).toMatchObject({ target: aliceId, detail: { sessionsEnded: 0 } });
+    expect(res.body).not.toContain('Another-Pass-8');
+    expect(res.body).not.toContain(goodPassword);
+  });
+
+  describe('filters', () => {
+    beforeEach(async () => {
+      const at = (minute: number) => new Date(Date.UTC(2030, 0, 1, 0, minute));
+      const entry = (minute: number, action: string, userId: string | null, outcome: 'success' | 'failure' = 'success') =>
+        recordAudit(h.db, { at: at(minute), userId, action, target: null, outcome, ip: null });
+      await h.db.deleteFrom('audit_entries').execute();
+      await entry(1, 'groups.create', adminId);
+      await entry(2, 'groups.update', adminId, 'failure');
+      await entry(3, 'groups.members.add', adminId);
+      await entry(4, 'groupsX', adminId);
+      await entry(5, 'auth.login', aliceId);
+      await entry(6, 'auth.login', null, 'failure');
+    });
+
+    it('matches an action exactly or as a dotted prefix', async () => {
+      expect(actions(await get('/admin/audit?action=groups'))).toEqual(['groups.members.add', 'groups.update', 'groups.create']);
+      expect(actions(await get('/admin/audit?action=groups.members'))).toEqual(['groups.members.add']);
+      expect(actions(await get('/admin/audit?action=groupsX'))).toEqual(['groupsX']);
+      expect(actions(await get('/admin/audit?action=group'))).toEqual([]);
+    });
+
+    it('filters by user and outcome', async () => {
+      expect((await get(`/admin/audit?userId=${aliceId}`)).json()).toMatchObject({
+        total: 1,
+        items: [{ action: 'auth.login', userEmail: 'alice@example.com' }],
+      });
+      expect((await get('/admin/audit?outcome=failure')).json().items.map((e: { userEmail: string | null }) => e.userEmail)).toEqual([
+        null,
+        'root@example.com',
+      ]);
+    });
+
+    it('filters by time: from inclusive, to exclusive', async () => {
+      const res = await get('/admin/audit?from=2030-01-01T00:02:00Z&to=2030-01-01T00:05:00Z');
+      expect(actions(res)).toEqual(['groupsX', 'groups.members.add', 'groups.update']);
+      // Other offsets mean the same instants.
+      expect(actions(await get(`/admin/audit?from=${encodeURIComponent('2030-01-01T01:05:00+01:00')}`))).toEqual([
+        'auth.login',
+        'auth.login',
+      ]);
+    });
+
+    it('pages', async () => {
+      const res = await get('/admin/audit?page=2&pageSize=4');
+      expect(res.json()).toMatchObject({ total: 6, page: 2, pageSize: 4 });
+      expect(actions(res)).toEqual(['groups.update', 'groups.create']);
+    });
+
+    it('refuses bad times, an inverted range, an unknown outcome and unknown parameters', async () => {
+      expect(expectProblem(await get('/admin/audit?from=yesterday'), 400).errors).toHaveProperty('from');
+      expect(expectProblem(await get('/admin/audit?from=2030-01-02T00:00:00Z&to=2030-01-01T00:00:00Z'), 400).errors).toEqual({
+        to: ['must not be before from'],
+      });
+      expect(expectProblem(await get('/admin/audit?outcome=maybe'), 400).errors).toHaveProperty('outcome');
+      expect(expectProblem(await get('/admin/audit?sort=at'), 400).errors).toEqual({ sort: ['is not a known field'] });
+    });
+  });
+});

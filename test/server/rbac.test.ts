@@ -1,0 +1,263 @@
+import { startCookieSession } from '../../server/auth/sessions';
+import { addMembers, createGroup } from '../../server/db/groups';
+import { addUser, goodPassword, origin, setup, type Harness } from './helpers';
+
+// The access matrix: every route of the real OpenAPI document, called by four principals, must
+// answer what its rule below declares. A new route fails this test until its rule is declared here,
+// so nobody ships a call without deciding who may make it.
+
+type Who = 'anonymous' | 'nonMember' | 'member' | 'admin';
+const principals: readonly Who[] = ['anonymous', 'nonMember', 'member', 'admin'];
+/** Whether a route needs a session at all, and the statuses each principal may get. */
+interface Rule {
+  needsSession: boolean;
+  answers: Record<Who, readonly number[]>;
+}
+
+/** Everyone gets the same answer. */
+const publicRoute = (...statuses: number[]): Rule => ({
+  needsSession: false,
+  answers: { anonymous: statuses, nonMember: statuses, member: statuses, admin: statuses },
+});
+/** Any signed-in user; lists inside are filtered, not refused. */
+const signedIn = (...statuses: number[]): Rule => ({
+  needsSession: true,
+  answers: { anonymous: [401], nonMember: statuses, member: statuses, admin: statuses },
+});
+/** Admins only: regular users are refused whatever they name. */
+const adminOnly = (...statuses: number[]): Rule => ({
+  needsSession: true,
+  answers: { anonymous: [401], nonMember: [403], member: [403], admin: statuses },
+});
+/** One group's resource: its members and admins see it; to anyone else it does not exist. */
+const groupScoped = (...statuses: number[]): Rule => ({
+  needsSession: true,
+  answers: { anonymous: [401], nonMember: [404], member: statuses, admin: statuses },
+});
+
+/** The rule of every route, keyed `METHOD /path` as the OpenAPI document spells the path. */
+const expectations: Record<string, Rule> = {
+  'GET /healthz': publicRoute(200),
+  'GET /api/openapi.json': publicRoute(200),
+
+  // Public /auth calls with harmless sample bodies: unknown account, bad codes, closed registration.
+  'GET /auth/options': publicRoute(200),
+  'POST /auth/login': publicRoute(401),
+  'POST /auth/refresh': publicRoute(401),
+  'POST /auth/register': publicRoute(403),
+  'GET /auth/confirmEmail': publicRoute(401),
+  'POST /auth/resendConfirmationEmail': publicRoute(200),
+  'POST /auth/forgotPassword': publicRoute(200),
+  'POST /auth/resetPassword': publicRoute(400),
+  'POST /auth/logout': signedIn(200),
+  'GET /auth/me': signedIn(200),
+  'GET /auth/check': signedIn(200),
+  'GET /auth/profile': signedIn(200),
+  'POST /auth/manage/2fa': signedIn(200),
+  'GET /auth/manage/info': signedIn(200),
+  'POST /auth/manage/info': signedIn(200),
+
+  'POST /debug': adminOnly(200),
+  'GET /admin/outbox': adminOnly(200),
+  'GET /admin/audit': adminOnly(200),
+  'GET /admin/users': adminOnly(200),
+  'POST /admin/users': adminOnly(201),
+  'GET /admin/users/roles': adminOnly(200),
+  'GET /admin/users/{id}': adminOnly(200),
+  'PUT /admin/users/{id}': adminOnly(200),
+  'POST /admin/users/change-password': adminOnly(200),
+
+  'GET /groups': signedIn(200),
+  'POST /groups': adminOnly(201),
+  'GET /groups/all': signedIn(200),
+  'GET /groups/{id}': groupScoped(200),
+  'PUT /groups/{id}': adminOnly(200),
+  'DELETE /groups/{id}': adminOnly(204),
+  'GET /groups/{id}/users': groupScoped(200),
+  'POST /groups/{id}/users': adminOnly(200),
+  'GET /groups/{id}/available-users': adminOnly(200),
+  'DELETE /groups/{id}/users/{userId}': adminOnly(204),
+  'GET /groups/{id}/instances': groupScoped(200),
+};
+
+/**
+ * Routes the document leaves out (hide: true) that are still callable over HTTP. /uihub is hidden
+ * too; it only speaks WebSocket, and hub.test.ts covers who may connect.
+ */
+const hiddenRoutes = ['GET /api/openapi.json'];
+
+/** What one route's calls are made against: a fresh group holding the member and the target user. */
+interface Fixture {
+  groupId: string;
+  target: { id: string; email: string };
+  /** Distinct per call, for names and e-mails that must not clash. */
+  unique(): string;
+}
+
+/** Sample requests where a minimal body generated from the schema would not be a meaningful call. */
+const samples: Record<string, (f: Fixture) => { body?: unknown; query?: Record<string, string> }> = {
+  'POST /auth/login': () => ({ body: { email: 'nobody@example.com', password: goodPassword } }),
+  'POST /auth/refresh': () => ({ body: { refreshToken: 'not-a-refresh-token' } }),
+  'POST /auth/register': (f) => ({ body: { email: `${f.unique()}@example.com`, password: goodPassword } }),
+  'GET /auth/confirmEmail': (f) => ({ query: { userId: f.target.id, code: 'not-the-code' } }),
+  'POST /auth/resendConfirmationEmail': () => ({ body: { email: 'nobody@example.com' } }),
+  'POST /auth/forgotPassword': () => ({ body: { email: 'nobody@example.com' } }),
+  'POST /auth/resetPassword': (f) => ({ body: { email: f.target.email, resetCode: 'not-the-code', newPassword: goodPassword } }),
+  'POST /debug': () => ({ body: { action: 'ping' } }),
+  'POST /admin/users': (f) => ({ body: { email: `${f.unique()}@example.com`, password: goodPassword, role: 'regular' } }),
+  'PUT /admin/users/{id}': () => ({ body: { role: 'regular' } }),
+  'POST /admin/users/change-password': (f) => ({ body: { userId: f.target.id, newPassword: goodPassword } }),
+  'POST /groups': (f) => ({ body: { name: f.unique() } }),
+  'PUT /groups/{id}': (f) => ({ body: { name: f.unique() } }),
+  'POST /groups/{id}/users': (f) => ({ body: { userIds: [f.target.id] } }),
+};
+
+interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  enum?: unknown[];
+  const?: unknown;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  items?: JsonSchema;
+  minItems?: number;
+  minLength?: number;
+  minimum?: number;
+  format?: string;
+}
+
+/** The smallest value a schema accepts: required properties only, shortest strings, first choices. */
+function minimal(schema: JsonSchema): unknown {
+  if (schema.const !== undefined) return schema.const;
+  if (schema.enum) return schema.enum[0];
+  const choice = schema.anyOf ?? schema.oneOf;
+  if (choice) return minimal(choice[0]);
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  switch (type) {
+    case 'object':
+      return Object.fromEntries((schema.required ?? []).map((name) => [name, minimal(schema.properties?.[name] ?? {})]));
+    case 'array':
+      return Array.from({ length: schema.minItems ?? 0 }, () => minimal(schema.items ?? {}));
+    case 'integer':
+    case 'number':
+      return schema.minimum ?? 1;
+    case 'boolean':
+      return false;
+    case 'null':
+      return null;
+    default:
+      if (schema.format === 'email') return 'someone@example.com';
+      if (schema.format === 'date-time') return '2030-01-01T00:00:00Z';
+      return 'x'.repeat(Math.max(schema.minLength ?? 1, 1));
+  }
+}
+
+interface Operation {
+  security?: unknown[];
+  parameters?: { in: string; name: string; required?: boolean; schema: JsonSchema }[];
+  requestBody?: { content: Record<string, { schema: JsonSchema }> };
+}
+
+let h: Harness;
+let routes: { key: string; method: string; path: string; operation: Operation }[];
+const userIds = {} as Record<Exclude<Who, 'anonymous'>, string>;
+let target: { id: string; email: string };
+
+beforeAll(async () => {
+  h = await setup();
+  userIds.admin = (await addUser(h.db, 'admin@example.com', 'admin')).id;
+  userIds.member = (await addUser(h.db, 'member@example.com')).id;
+  userIds.nonMember = (await addUser(h.db, 'outsider@example.com')).id;
+  target = { id: (await addUser(h.db, 'target@example.com')).id, email: 'target@example.com' };
+
+  const document = (await h.app.inject({ url: '/api/openapi.json' })).json() as { paths: Record<string, Record<string, Operation>> };
+  routes = Object.entries(document.paths).flatMap(([path, operations]) =>
+    Object.entries(operations).map(([method, operation]) => ({
+      key: `${method.toUpperCase()} ${path}`,
+      method: method.toUpperCase(),
+      path,
+      operation,
+    })),
+  );
+  for (const key of hiddenRoutes) {
+    const [method, path] = key.split(' ');
+    routes.push({ key, method, path, operation: {} });
+  }
+});
+afterAll(() => h.close());
+
+let counter = 0;
+
+async function call(route: (typeof routes)[number], who: Who, fixture: Fixture) {
+  const sample = samples[route.key]?.(fixture) ?? {};
+  const bodySchema = route.operation.requestBody?.content['application/json']?.schema;
+  const body = sample.body ?? (bodySchema ? minimal(bodySchema) : undefined);
+  const query = sample.query ?? {};
+  for (const parameter of route.operation.parameters ?? []) {
+    if (parameter.in === 'query' && parameter.required && !(parameter.name in query)) {
+      query[parameter.name] = String(minimal(parameter.schema));
+    }
+  }
+  const url =
+    route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+      if (name === 'userId') return fixture.target.id;
+      if (name === 'id' && route.path.startsWith('/groups/')) return fixture.groupId;
+      if (name === 'id' && route.path.startsWith('/admin/users/')) return fixture.target.id;
+      return 'no-such-id';
+    }) + (Object.keys(query).length > 0 ? `?${new URLSearchParams(query)}` : '');
+
+  const headers: Record<string, string> = { origin, accept: 'application/json' };
+  // A fresh session for every call: some calls (logout) end the one they are made with.
+  if (who !== 'anonymous') {
+    const session = await startCookieSession({ db: h.db, clock: h.clock.now }, userIds[who], true, { ip: null, userAgent: null });
+    headers.cookie = `warden_session=${session.token}`;
+  }
+  return h.app.inject({
+    method: route.method as 'GET',
+    url,
+    headers,
+    ...(body !== undefined && { payload: body as object }),
+  });
+}
+
+describe('the access matrix of every route', () => {
+  it('declares the expected access of every route in the OpenAPI document', () => {
+    const undeclared = routes.filter((r) => !expectations[r.key]).map((r) => `declare the expected access of ${r.key} in rbac.test.ts`);
+    expect(undeclared).toEqual([]);
+    const known = new Set(routes.map((r) => r.key));
+    const stale = Object.keys(expectations).filter((key) => !known.has(key)).map((key) => `${key} is no route any more: remove it`);
+    expect(stale).toEqual([]);
+  });
+
+  it('agrees with the document about which routes need a session', () => {
+    const mismatched = routes
+      .filter((r) => expectations[r.key] && !hiddenRoutes.includes(r.key))
+      .filter((r) => (r.operation.security !== undefined) !== expectations[r.key].needsSession)
+      .map((r) => `${r.key}: the document says ${r.operation.security ? 'it needs a session' : 'it is public'}`);
+    expect(mismatched).toEqual([]);
+  });
+
+  it('answers each principal as its rule declares', async () => {
+    const mismatches: string[] = [];
+    let calls = 0;
+    for (const route of routes.filter((r) => expectations[r.key])) {
+      const group = await createGroup(h.db, { name: `group-${++counter}` }, h.clock.now());
+      await addMembers(h.db, group.id, [userIds.member, target.id], h.clock.now());
+      const fixture: Fixture = { groupId: group.id, target, unique: () => `rbac-${++counter}` };
+      // Admins last: their calls succeed and may change what the route's fixture holds.
+      for (const who of principals) {
+        const res = await call(route, who, fixture);
+        calls++;
+        const allowed = expectations[route.key].answers[who];
+        if (!allowed.includes(res.statusCode)) {
+          mismatches.push(`${route.key} as ${who}: expected ${allowed.join(' or ')}, got ${res.statusCode} ${res.body.slice(0, 200)}`);
+        }
+      }
+    }
+    expect(mismatches).toEqual([]);
+    // Every declared route × every principal was called.
+    expect(calls).toBe(routes.filter((r) => expectations[r.key]).length * principals.length);
+    expect(calls).toBeGreaterThanOrEqual(Object.keys(expectations).length * principals.length);
+  });
+});
