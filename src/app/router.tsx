@@ -2,6 +2,7 @@ import type { ComponentType } from 'react';
 import { createBrowserRouter, replace, type RouteObject } from 'react-router-dom';
 import type { Role } from '../../contracts/roles';
 import { routes, type RouteName } from '../../contracts/routes';
+import { accountPaths } from '../features/auth/accountPaths';
 import { Layout } from '../features/layout/Layout';
 import { redirectSignedIn, requireRole, requireUser, type PreviousLocation } from './guard';
 import type { AppStore } from './store';
@@ -38,6 +39,30 @@ export function appRoutes(store: AppStore, previousLocation: PreviousLocation): 
           loader: redirectSignedIn(store),
           lazy: screen(() => import('../features/auth/LoginPage'), 'LoginPage'),
         }),
+        // The account screens beside /login. The e-mail links (confirm, reset) open even in a
+        // signed-in browser; asking for an account or a reset link is for the signed-out.
+        {
+          id: 'register',
+          path: accountPaths.register,
+          loader: redirectSignedIn(store),
+          lazy: screen(() => import('../features/auth/RegisterPage'), 'RegisterPage'),
+        },
+        {
+          id: 'forgotPassword',
+          path: accountPaths.forgotPassword,
+          loader: redirectSignedIn(store),
+          lazy: screen(() => import('../features/auth/ForgotPasswordPage'), 'ForgotPasswordPage'),
+        },
+        {
+          id: 'confirmEmail',
+          path: accountPaths.confirmEmail,
+          lazy: screen(() => import('../features/auth/ConfirmEmailPage'), 'ConfirmEmailPage'),
+        },
+        {
+          id: 'resetPassword',
+          path: accountPaths.resetPassword,
+          lazy: screen(() => import('../features/auth/ResetPasswordPage'), 'ResetPasswordPage'),
+        },
         {
           id: 'layout',
           loader: requireUser(store),

@@ -24,13 +24,13 @@ test('a DebugMessage sent to all appears as a toast in another signed-in browser
   const receiver = await signedInPage(browser, url, regular);
 
   await sender.goto(`${url}/debug`);
-  await sender.getByLabel('Message').fill('Maintenance at noon');
+  await sender.getByRole('textbox', { name: 'Message' }).fill('Maintenance at noon');
   await sender.getByRole('button', { name: 'Send to all' }).click();
 
   await expect(receiver.getByText('Maintenance at noon')).toBeVisible();
   await expect(receiver.getByText(`Message from ${admin.email}`)).toBeVisible();
   // The sender hears it too, and the debug page lists it among the pushed events.
-  await expect(sender.getByRole('table', { name: 'Pushed events' }).getByText('DebugMessage').first()).toBeVisible();
+  await expect(sender.getByRole('table', { name: 'Received events' }).getByText('DebugMessage').first()).toBeVisible();
 });
 
 test.describe('a server restart', () => {

@@ -25,7 +25,8 @@ export function freePort(): Promise<number> {
 /** Starts the real server (`server/main.ts`) as a child process and waits until it listens. */
 export async function startWarden(env: Record<string, string>, port: number): Promise<WardenProcess> {
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(path.join(root, 'node_modules/.bin/tsx'), ['server/main.ts'], {
+  // node itself with tsx's loader (not the tsx wrapper, which forks): killing this child kills the server.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     cwd: root,
     env: { ...process.env, WARDEN_HOST: '127.0.0.1', WARDEN_PORT: String(port), WARDEN_PUBLIC_URL: url, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

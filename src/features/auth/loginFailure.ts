@@ -19,7 +19,8 @@ export function loginFailureOf(error: unknown): LoginFailure | undefined {
 }
 
 /** What the login page says about a refused sign-in; a wrong code on the second step is not a wrong password. */
-export function loginFailureMessage(failure: LoginFailure, step: 'credentials' | 'twoFactor'): string {
+export function loginFailureMessage(failure: LoginFailure, step: 'credentials' | 'twoFactor' | 'recovery'): string {
   if (failure === 'Failed' && step === 'twoFactor') return 'Wrong authentication code.';
+  if (failure === 'Failed' && step === 'recovery') return 'Wrong or already used recovery code.';
   return messages[failure];
 }

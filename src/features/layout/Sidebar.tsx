@@ -3,6 +3,7 @@ import type { CurrentUser } from '../../../contracts/auth';
 import { hasRole, type Role } from '../../../contracts/roles';
 import { routes } from '../../../contracts/routes';
 import { useLogoutMutation } from '../auth/authApi';
+import { ConnectionIndicator } from './ConnectionIndicator';
 import {
   BackupsIcon,
   ClientsIcon,
@@ -73,6 +74,7 @@ export function Sidebar({ user }: { user: CurrentUser }) {
       </Stack>
 
       <Stack gap="1" borderTopWidth="1px" borderColor="border" pt="2">
+        <ConnectionIndicator />
         <Text fontSize="sm" color="fg.muted" px="3" truncate display={{ base: 'none', md: 'block' }} title={user.email}>
           {user.email}
         </Text>

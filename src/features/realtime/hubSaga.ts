@@ -1,8 +1,10 @@
-import { eventChannel, type EventChannel, type SagaIterator, type Task } from 'redux-saga';
-import { call, cancel, cancelled, fork, put, race, select, take, takeEvery } from 'redux-saga/effects';
+import type { Action } from '@reduxjs/toolkit';
+import { buffers, eventChannel, type Channel, type EventChannel, type SagaIterator, type Task } from 'redux-saga';
+import { actionChannel, call, cancel, fork, put, race, select, take, takeEvery } from 'redux-saga/effects';
 import { hubEvents } from '../../../contracts/hub';
 import { baseApi } from '../../api/baseApi';
 import type { RootState } from '../../app/store';
+import { authApi } from '../auth/authApi';
 import { selectIsAuthenticated } from '../auth/selectors';
 import { pushToast } from '../ui/uiSlice';
 import type { HubConnectionLike, HubFactory } from './hubConnection';
@@ -17,6 +19,7 @@ import {
   retryRequested,
   type GroupRef,
 } from './realtimeSlice';
+import { selectConnection, selectJoinedGroups } from './selectors';
 
 type LinkSignal =
   | { kind: 'event'; action: ReturnType<typeof hubEvent> }
@@ -24,34 +27,47 @@ type LinkSignal =
   | { kind: 'reconnected' }
   | { kind: 'closed'; error?: string };
 
-/** Bridges the connection's callbacks into the saga; closing the channel unregisters the handlers. */
+const connectionFailed = 'Websocket connection failed';
+
+/**
+ * Bridges the connection's callbacks into the saga; closing the channel unregisters the event
+ * handlers (SignalR cannot unregister the lifecycle callbacks; a closed channel drops what they emit).
+ * Buffered, so nothing is lost while the saga is busy with the previous signal.
+ */
 function linkChannel(connection: HubConnectionLike): EventChannel<LinkSignal> {
-  return eventChannel((emit) => {
-    for (const name of hubEvents) connection.on(name, (payload) => emit({ kind: 'event', action: hubEvent(name, payload) }));
+  return eventChannel<LinkSignal>((emit) => {
+    for (const name of hubEvents) {
+      connection.on(name, (payload) => emit({ kind: 'event', action: hubEvent(name, payload, new Date().toISOString()) }));
+    }
     connection.onreconnecting((error) => emit({ kind: 'reconnecting', error: error?.message }));
     connection.onreconnected(() => emit({ kind: 'reconnected' }));
     connection.onclose((error) => emit({ kind: 'closed', error: error?.message }));
     return () => {
       for (const name of hubEvents) connection.off(name);
     };
-  });
+  }, buffers.expanding(16));
 }
 
-const selectJoined = (state: RootState) => Object.values(state.realtime.joined);
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 function* invokeGroup(connection: HubConnectionLike, verb: 'Join' | 'Leave', group: GroupRef): SagaIterator {
   try {
     yield call([connection, connection.invoke], `${verb}${group.name}`, ...group.args);
   } catch (error) {
-    yield put(pushToast({ status: 'error', summary: `Could not ${verb.toLowerCase()} ${group.name}`, detail: String((error as Error).message ?? error) }));
+    // A link that dropped meanwhile cancels its pending calls; the groups are re-joined on reconnect.
+    if ((yield select(selectConnection)) !== 'Connected') return;
+    yield put(pushToast({ status: 'error', summary: `Could not ${verb.toLowerCase()} ${group.name}`, detail: messageOf(error) }));
   }
 }
 
-/** After a reconnect the server has forgotten our groups, and events may have been missed. */
-function* rejoinAndRefresh(connection: HubConnectionLike): SagaIterator {
-  const joined: GroupRef[] = yield select(selectJoined);
-  for (const group of joined) yield fork(invokeGroup, connection, 'Join', group);
-  yield put(baseApi.util.invalidateTags(['Instance', 'Group', 'Backup', 'Log', 'User', 'Statistics']));
+/**
+ * A fresh link knows no groups: join every group pages hold. When the browser was without a link
+ * before (a reconnect, a retry), events may have been missed, so cached data is refetched.
+ */
+function* joinAll(connection: HubConnectionLike, refresh: boolean): SagaIterator {
+  const joined: ReturnType<typeof selectJoinedGroups> = yield select(selectJoinedGroups);
+  for (const group of Object.values(joined)) yield fork(invokeGroup, connection, 'Join', group);
+  if (refresh) yield put(baseApi.util.invalidateTags(['Instance', 'Group', 'Backup', 'Log', 'User', 'Statistics']));
 }
 
 /** Pages join and leave through the store; the hub hears only the first join and the last leave. */
@@ -67,81 +83,136 @@ function* groupRequests(connection: HubConnectionLike): SagaIterator {
   });
 }
 
+/** What realtimeSaga remembers across connections. */
+export interface LinkHistory {
+  /** Whether any connection of this store has been up: a later one may have missed events. */
+  connected: boolean;
+}
+
 /**
- * One connection's life: connect, re-join, relay events, follow the client's automatic reconnects.
- * Ends when the client gives up or closes; cancelling it stops the connection.
+ * One connection's life: connect, join, relay events, follow the client's automatic reconnects.
+ * Returns when the start fails or the connection closes for good (the client gave up, or the
+ * server closed it). Stopping is not its business: realtimeSaga cancels it and stops the connection.
  */
-export function* connectionSaga(createHub: HubFactory): SagaIterator {
-  const connection = createHub();
-  const channel: EventChannel<LinkSignal> = yield call(linkChannel, connection);
+export function* connectionSaga(connection: HubConnectionLike, history: LinkHistory): SagaIterator {
+  const link: EventChannel<LinkSignal> = yield call(linkChannel, connection);
   let groups: Task | undefined;
   try {
     yield put(connectionChanged({ state: 'Connecting' }));
     try {
       yield call([connection, connection.start]);
     } catch (error) {
-      const message = String((error as Error).message ?? error);
-      yield put(connectionChanged({ state: 'Disconnected', error: message }));
-      yield put(pushToast({ status: 'error', summary: 'Websocket connection failed', detail: message }));
+      yield put(connectionChanged({ state: 'Disconnected', error: messageOf(error) }));
+      yield put(pushToast({ status: 'error', summary: connectionFailed, detail: messageOf(error) }));
       return;
     }
     yield put(connectionChanged({ state: 'Connected' }));
     groups = yield fork(groupRequests, connection);
-    yield fork(rejoinAndRefresh, connection);
+    yield fork(joinAll, connection, history.connected);
+    history.connected = true;
+
+    // While the client reconnects: what dropped the link.
+    let droppedBy: string | null = null;
     for (;;) {
-      const signal: LinkSignal = yield take(channel);
-      if (signal.kind === 'event') yield put(signal.action);
-      else if (signal.kind === 'reconnecting') yield put(connectionChanged({ state: 'Reconnecting', error: signal.error ?? null }));
-      else if (signal.kind === 'reconnected') {
+      const signal: LinkSignal = yield take(link);
+      if (signal.kind === 'event') {
+        yield put(signal.action);
+      } else if (signal.kind === 'reconnecting') {
+        droppedBy = signal.error ?? 'The connection was lost.';
+        yield put(connectionChanged({ state: 'Reconnecting', error: signal.error ?? null }));
+      } else if (signal.kind === 'reconnected') {
+        droppedBy = null;
         yield put(connectionChanged({ state: 'Connected' }));
-        yield fork(rejoinAndRefresh, connection);
+        yield fork(joinAll, connection, true);
       } else {
-        yield put(connectionChanged({ state: 'Disconnected', error: signal.error ?? null }));
-        if (signal.error) yield put(pushToast({ status: 'error', summary: 'Websocket connection failed', detail: signal.error }));
+        // The client closes without an error when it gives up reconnecting: that is a failure
+        // too, and what dropped the link says why. A close without an error straight from
+        // Connected is the server ending the link on purpose.
+        const error = signal.error ?? droppedBy;
+        yield put(connectionChanged({ state: 'Disconnected', error }));
+        if (error) yield put(pushToast({ status: 'error', summary: connectionFailed, detail: error }));
         return;
       }
     }
   } finally {
     if (groups) yield cancel(groups);
-    channel.close();
-    if (yield cancelled()) {
-      yield put(connectionChanged({ state: 'Disconnecting' }));
-      try {
-        yield call([connection, connection.stop]);
-      } finally {
-        yield put(connectionChanged({ state: 'Disconnected' }));
-      }
-    }
+    link.close();
   }
+}
+
+/** Stops a connection the person no longer wants; done before any new one starts. */
+function* stopConnection(connection: HubConnectionLike): SagaIterator {
+  yield put(connectionChanged({ state: 'Disconnecting' }));
+  try {
+    yield call([connection, connection.stop]);
+  } catch {
+    // Stopping cannot fail in a way that matters: the link is gone either way.
+  }
+  yield put(connectionChanged({ state: 'Disconnected', error: null }));
+}
+
+/** What the person's situation asks of the connection. */
+interface Wish {
+  layoutShown: boolean;
+  signedIn: boolean;
+  /** Between asking to log out and the answer: the server is about to close the link. */
+  loggingOut: boolean;
+}
+
+const wanted = (wish: Wish) => wish.layoutShown && wish.signedIn && !wish.loggingOut;
+
+/** The actions that can change the wish: layout, retry, and everything the auth slice follows. */
+const isLifecycleAction = (action: Action) =>
+  layoutEntered.match(action) ||
+  layoutLeft.match(action) ||
+  retryRequested.match(action) ||
+  action.type.startsWith('auth/') ||
+  action.type.startsWith(`${baseApi.reducerPath}/`);
+
+/** Updates the wish from one action; answers whether the action asks for a connection (when idle). */
+function* follow(wish: Wish, action: Action): SagaIterator<boolean> {
+  if (layoutEntered.match(action)) wish.layoutShown = true;
+  if (layoutLeft.match(action)) wish.layoutShown = false;
+  const logout = authApi.endpoints.logout;
+  const logoutFailed = logout.matchRejected(action);
+  if (logout.matchPending(action)) wish.loggingOut = true;
+  if (logoutFailed || logout.matchFulfilled(action)) wish.loggingOut = false;
+  const signedIn: boolean = yield select(selectIsAuthenticated);
+  const loginChanged = signedIn !== wish.signedIn;
+  wish.signedIn = signedIn;
+  return layoutEntered.match(action) || retryRequested.match(action) || loginChanged || logoutFailed;
+}
+
+function* untilUnwanted(lifecycle: Channel<Action>, wish: Wish): SagaIterator<true> {
+  while (wanted(wish)) {
+    const action: Action = yield take(lifecycle);
+    yield call(follow, wish, action);
+  }
+  return true;
 }
 
 /**
  * SPEC §4: while the layout is shown and the user is signed in, keep a connection; start one when
- * the login state changes while disconnected or when the person retries; stop it when the layout
- * is left or the person signs out.
+ * the layout is entered, the login state changes while disconnected or the person retries; stop it
+ * when the layout is left or the person signs out. One connection at a time: a new one starts only
+ * after the last one has stopped, so a late "Disconnected" never overwrites the new link's state.
  */
 export function* realtimeSaga(createHub: HubFactory): SagaIterator {
-  let layoutShown = false;
-  let wasSignedIn = false;
-  let session: Task | undefined;
+  // Buffered: what happens while a connection is being stopped is acted on right after.
+  const lifecycle: Channel<Action> = yield actionChannel(isLifecycleAction, buffers.expanding(16));
+  const wish: Wish = { layoutShown: false, signedIn: false, loggingOut: false };
+  const history: LinkHistory = { connected: false };
   for (;;) {
-    const { entered, left, retry } = yield race({
-      entered: take(layoutEntered.type),
-      left: take(layoutLeft.type),
-      retry: take(retryRequested.type),
-      // The login state lives in the auth slice, which follows these actions.
-      other: take((action: { type: string }) => action.type.startsWith('auth/') || action.type.startsWith('api/')),
-    });
-    if (entered) layoutShown = true;
-    if (left) layoutShown = false;
-    const signedIn: boolean = yield select(selectIsAuthenticated);
-    const loginChanged = signedIn !== wasSignedIn;
-    wasSignedIn = signedIn;
+    const action: Action = yield take(lifecycle);
+    const asked: boolean = yield call(follow, wish, action);
+    if (!asked || !wanted(wish)) continue;
 
-    const running = session?.isRunning() ?? false;
-    if (running && (!layoutShown || !signedIn)) yield cancel(session!);
-    else if (!running && layoutShown && signedIn && (entered || retry || loginChanged)) {
-      session = yield fork(connectionSaga, createHub);
-    }
+    const connection = createHub();
+    const { unwanted } = yield race({
+      ended: call(connectionSaga, connection, history),
+      unwanted: call(untilUnwanted, lifecycle, wish),
+    });
+    // Signing out stops the link before the server closes it, so that close is no failure.
+    if (unwanted) yield call(stopConnection, connection);
   }
 }

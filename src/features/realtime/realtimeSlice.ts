@@ -17,6 +17,7 @@ export interface JoinedGroup extends GroupRef {
 export interface ReceivedEvent {
   name: HubEventName;
   payload: unknown;
+  /** When the browser received it (ISO 8601). */
   at: string;
 }
 
@@ -33,20 +34,39 @@ export const recentEventsKept = 50;
 
 const initialState: RealtimeState = { connection: 'Disconnected', error: null, joined: {}, recent: [] };
 
+/**
+ * One key per server-side group. The server reads a missing argument as null (JoinLogs() and
+ * JoinLogs(null) are the same group), so they share a key and a refcount here too.
+ */
 export const groupKey = ({ name, args }: GroupRef) => `${name}(${args.map((a) => a ?? '').join(',')})`;
 
 const eventPrefix = 'realtime/event/';
 
-/** Every pushed event becomes `realtime/event/<Name>` with the event's payload. */
-export const hubEvent = (name: HubEventName, payload: unknown) => ({ type: `${eventPrefix}${name}`, payload });
-export const isHubEvent = (action: { type: string }): action is ReturnType<typeof hubEvent> =>
-  action.type.startsWith(eventPrefix);
+// A type, not an interface, so it passes where Redux expects an UnknownAction.
+export type HubEventAction<Payload = unknown> = {
+  type: string;
+  payload: Payload;
+  meta: { receivedAt: string };
+};
+
+export const hubEventType = (name: HubEventName) => `${eventPrefix}${name}`;
+
+/**
+ * Every pushed event becomes `realtime/event/<Name>` with the event's payload; the time it
+ * arrived rides in meta, so the reducer stays pure.
+ */
+export const hubEvent = (name: HubEventName, payload: unknown, receivedAt: string): HubEventAction => ({
+  type: hubEventType(name),
+  payload,
+  meta: { receivedAt },
+});
+export const isHubEvent = (action: { type: string }): action is HubEventAction => action.type.startsWith(eventPrefix);
 export const hubEventName = (action: { type: string }) => action.type.slice(eventPrefix.length) as HubEventName;
 
 /** The signed-in layout mounted or unmounted: the connection lives while it is shown (SPEC §4). */
 export const layoutEntered = createAction('realtime/layoutEntered');
 export const layoutLeft = createAction('realtime/layoutLeft');
-/** The indicator's retry after the connection gave up. */
+/** The indicator's retry after the connection failed or gave up. */
 export const retryRequested = createAction('realtime/retryRequested');
 
 export const realtimeSlice = createSlice({
@@ -74,7 +94,7 @@ export const realtimeSlice = createSlice({
   },
   extraReducers: (builder) => {
     builder.addMatcher(isHubEvent, (state, action) => {
-      state.recent.unshift({ name: hubEventName(action), payload: action.payload, at: new Date().toISOString() });
+      state.recent.unshift({ name: hubEventName(action), payload: action.payload, at: action.meta.receivedAt });
       if (state.recent.length > recentEventsKept) state.recent.length = recentEventsKept;
     });
   },

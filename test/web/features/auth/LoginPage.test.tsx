@@ -3,7 +3,9 @@ import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import type { LoginFailure } from '../../../../contracts/auth';
 import { admin } from '../../fixtures';
+import { registrationOptionsHandler } from '../../handlers/accountHandlers';
 import { meHandler, unauthorized } from '../../handlers/authHandlers';
+import { groupsListHandler } from '../../handlers/groupsHandlers';
 import { problem, setupMsw } from '../../msw';
 import { renderApp } from '../../renderApp';
 
@@ -36,6 +38,9 @@ async function fillCredentials(user: ReturnType<typeof userEvent.setup>, passwor
 }
 
 describe('LoginPage', () => {
+  // Signing in may land on the groups list.
+  beforeEach(() => server.use(registrationOptionsHandler(false), groupsListHandler().handler));
+
   it('says so inline when the e-mail or password is wrong, without a toast', async () => {
     serverWithLogin(() => 'Failed');
     const user = userEvent.setup();
@@ -89,6 +94,27 @@ describe('LoginPage', () => {
     expect(await screen.findByText('Wrong authentication code.')).toBeInTheDocument();
   });
 
+  it('signs in with a recovery code instead of the authenticator code, and names a used one', async () => {
+    const { bodies } = serverWithLogin((body) =>
+      body.twoFactorRecoveryCode === 'ABCDE-12345' ? 'ok' : body.twoFactorRecoveryCode ? 'Failed' : 'RequiresTwoFactor',
+    );
+    const user = userEvent.setup();
+    const { location } = renderApp('/login');
+    await fillCredentials(user);
+    await user.click(screen.getByRole('button', { name: 'Sign in' }));
+    await user.click(await screen.findByRole('button', { name: 'Use a recovery code' }));
+
+    await user.type(screen.getByLabelText('Recovery code'), 'USED0-00000');
+    await user.click(screen.getByRole('button', { name: 'Sign in' }));
+    expect(await screen.findByText('Wrong or already used recovery code.')).toBeInTheDocument();
+
+    await user.clear(screen.getByLabelText('Recovery code'));
+    await user.type(screen.getByLabelText('Recovery code'), ' ABCDE-12345 ');
+    await user.click(screen.getByRole('button', { name: 'Sign in' }));
+    await waitFor(() => expect(location()).toBe('/instances'));
+    expect(bodies.at(-1)).toEqual({ email: 'ada@example.com', password: 'S3cret!pass', twoFactorRecoveryCode: 'ABCDE-12345' });
+  });
+
   it('asks for a session cookie, or a persistent one when kept signed in', async () => {
     const { queries } = serverWithLogin(() => 'Failed');
     const user = userEvent.setup();
@@ -134,5 +160,35 @@ describe('LoginPage', () => {
     await user.click(screen.getByRole('button', { name: 'Sign in' }));
     expect(await screen.findByRole('heading', { level: 1, name: 'Instances' })).toBeInTheDocument();
     expect(location()).toBe('/instances');
+  });
+
+  it('leads to the forgot-password page', async () => {
+    server.use(meHandler(null));
+    const user = userEvent.setup();
+    const { location } = renderApp('/login');
+    await user.click(await screen.findByRole('link', { name: 'Forgot password?' }));
+    expect(await screen.findByRole('heading', { level: 1, name: 'Forgot password' })).toBeInTheDocument();
+    expect(location()).toBe('/forgot-password');
+  });
+
+  it('offers "Create account" when registration is open', async () => {
+    server.use(meHandler(null), registrationOptionsHandler(true));
+    const user = userEvent.setup();
+    const { location } = renderApp('/login');
+    await user.click(await screen.findByRole('link', { name: 'Create account' }));
+    expect(await screen.findByRole('heading', { level: 1, name: 'Create account' })).toBeInTheDocument();
+    expect(location()).toBe('/register');
+  });
+
+  it.each([
+    ['closed', false],
+    ['unknown to the server (404)', 'missing'],
+  ] as const)('offers no "Create account" when registration is %s, and raises no error', async (_case, open) => {
+    server.use(meHandler(null), registrationOptionsHandler(open));
+    const { store } = renderApp('/login');
+    expect(await screen.findByRole('link', { name: 'Forgot password?' })).toBeInTheDocument();
+    await waitFor(() => expect(store.getState().api.queries['registrationOptions(undefined)']?.status).toBe('fulfilled'));
+    expect(screen.queryByRole('link', { name: 'Create account' })).not.toBeInTheDocument();
+    expect(store.getState().ui.toasts).toEqual([]);
   });
 });

@@ -1,0 +1,6 @@
+import type { RootState } from '../../app/store';
+
+export const selectConnection = (state: RootState) => state.realtime.connection;
+export const selectConnectionError = (state: RootState) => state.realtime.error;
+export const selectJoinedGroups = (state: RootState) => state.realtime.joined;
+export const selectRecentEvents = (state: RootState) => state.realtime.recent;

@@ -1,0 +1,159 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import type { CurrentUser } from '../../../../contracts/auth';
+import type { GroupRequest } from '../../../../contracts/groups';
+import { admin, regular } from '../../fixtures';
+import { meHandler } from '../../handlers/authHandlers';
+import { aGroup, aMember, groupServer, groupsListHandler } from '../../handlers/groupsHandlers';
+import { problem, setupMsw } from '../../msw';
+import { renderApp } from '../../renderApp';
+
+const server = setupMsw();
+
+const una = aMember({ id: 'u-una', email: 'una@example.com' });
+const rob = aMember({ id: 'u-rob', email: 'rob@example.com' });
+const ada = aMember({ id: 'u-ada', email: 'ada@example.com', role: 'admin' });
+
+/** The screen of group g-1 with a fake that applies PUT, member POST/DELETE and DELETE to its state. */
+function openGroup(who: CurrentUser, { instances = 0 } = {}) {
+  const fake = groupServer(aGroup({ id: 'g-1', name: 'payments', memberCount: 1, instanceCount: instances }), [una], [rob, ada]);
+  const calls: string[] = [];
+  const bodies: unknown[] = [];
+  server.use(
+    meHandler(who),
+    groupsListHandler().handler,
+    ...fake.handlers,
+    http.put('/groups/:id', async ({ request }) => {
+      const body = (await request.json()) as GroupRequest;
+      bodies.push(body);
+      fake.state.group = { ...fake.state.group!, ...body };
+      return HttpResponse.json(fake.state.group);
+    }),
+    http.post('/groups/:id/users', async ({ request }) => {
+      const { userIds } = (await request.json()) as { userIds: string[] };
+      bodies.push({ userIds });
+      const added = fake.state.candidates.filter((candidate) => userIds.includes(candidate.id));
+      fake.state.members.push(...added);
+      fake.state.candidates = fake.state.candidates.filter((candidate) => !userIds.includes(candidate.id));
+      return new HttpResponse(null, { status: 204 });
+    }),
+    http.delete('/groups/:id/users/:userId', ({ params }) => {
+      calls.push(`DELETE member ${params.userId}`);
+      fake.state.members = fake.state.members.filter((member) => member.id !== params.userId);
+      return new HttpResponse(null, { status: 204 });
+    }),
+    http.delete('/groups/:id', ({ request }) => {
+      const move = new URL(request.url).searchParams.get('moveInstances');
+      calls.push(`DELETE group${move ? ` moveInstances=${move}` : ''}`);
+      if (instances > 0 && move !== 'true') return problem(409, 'Conflict', `The group payments holds ${instances} instances.`);
+      fake.state.group = null;
+      return new HttpResponse(null, { status: 204 });
+    }),
+  );
+  const user = userEvent.setup();
+  return { ...renderApp('/groups/g-1'), fake, calls, bodies, user };
+}
+
+const region = async (name: string) => within(await screen.findByRole('region', { name }));
+const memberEmails = async () => {
+  const table = await screen.findByRole('table', { name: 'Members' });
+  return within(table).getAllByRole('row').slice(1).map((row) => within(row).getAllByRole('cell')[0].textContent);
+};
+
+describe('GroupPage', () => {
+  it('renames and describes the group', async () => {
+    const { user, bodies } = openGroup(admin);
+    const details = await region('Details');
+    await user.clear(details.getByLabelText('Name'));
+    await user.type(details.getByLabelText('Name'), 'billing');
+    await user.click(details.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByRole('heading', { level: 1, name: 'billing' })).toBeInTheDocument();
+    expect(bodies).toEqual([{ name: 'billing', description: 'The payment databases' }]);
+  });
+
+  it('removes a member after a confirmation', async () => {
+    const { user, calls } = openGroup(admin);
+    expect(await memberEmails()).toEqual(['una@example.com']);
+    await user.click(screen.getByRole('button', { name: 'Remove una@example.com' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Remove una@example.com from payments?' });
+    await user.click(within(dialog).getByRole('button', { name: 'Remove' }));
+    expect(await screen.findByText('No members yet.')).toBeInTheDocument();
+    expect(calls).toEqual(['DELETE member u-una']);
+  });
+
+  it('adds members picked from the users not yet in it, across searches', async () => {
+    const { user, bodies, fake } = openGroup(admin);
+    await memberEmails();
+    await user.click(screen.getByRole('button', { name: 'Add members' }));
+    const dialog = within(await screen.findByRole('dialog', { name: 'Add members' }));
+    expect(await dialog.findByRole('checkbox', { name: /ada@example.com/ })).toBeInTheDocument();
+    expect(dialog.getByRole('button', { name: 'Add selected' })).toBeDisabled();
+
+    await user.type(dialog.getByRole('searchbox', { name: 'Search users' }), 'rob');
+    await waitFor(() => expect(dialog.queryByRole('checkbox', { name: /ada@example.com/ })).not.toBeInTheDocument());
+    expect(fake.candidateQueries.last().search).toBe('rob');
+    await user.click(dialog.getByRole('checkbox', { name: /rob@example.com/ }));
+    await user.clear(dialog.getByRole('searchbox', { name: 'Search users' }));
+    await user.click(await dialog.findByRole('checkbox', { name: /ada@example.com/ }));
+    expect(dialog.getByText('2 selected: rob@example.com, ada@example.com')).toBeInTheDocument();
+
+    await user.click(dialog.getByRole('button', { name: 'Add selected' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(bodies).toEqual([{ userIds: ['u-rob', 'u-ada'] }]);
+    await waitFor(async () => expect(await memberEmails()).toEqual(['una@example.com', 'rob@example.com', 'ada@example.com']));
+  });
+
+  it('says when the group has no instances', async () => {
+    openGroup(admin);
+    expect(await (await region('Instances')).findByText('No instances in this group yet.')).toBeInTheDocument();
+  });
+
+  it('deletes the group after a confirmation and goes back to the list', async () => {
+    const { user, calls, location } = openGroup(admin);
+    await user.click(await screen.findByRole('button', { name: 'Delete group' }));
+    await user.click(within(await screen.findByRole('dialog', { name: 'Delete group payments?' })).getByRole('button', { name: 'Delete' }));
+    expect(await screen.findByRole('heading', { level: 1, name: 'Groups' })).toBeInTheDocument();
+    expect(location()).toBe('/groups');
+    expect(calls).toEqual(['DELETE group']);
+  });
+
+  it('offers to move the instances out when the group still has some, then deletes', async () => {
+    const { user, calls, location, store } = openGroup(admin, { instances: 2 });
+    await user.click(await screen.findByRole('button', { name: 'Delete group' }));
+    await user.click(within(await screen.findByRole('dialog', { name: 'Delete group payments?' })).getByRole('button', { name: 'Delete' }));
+    const move = await screen.findByRole('dialog', { name: 'payments still has instances' });
+    // The refusal went down the one error path too.
+    expect(store.getState().ui.toasts).toEqual([
+      expect.objectContaining({ summary: 'Request failed', detail: 'The group payments holds 2 instances.' }),
+    ]);
+    await user.click(within(move).getByRole('button', { name: 'Move instances to no group and delete' }));
+    expect(await screen.findByRole('heading', { level: 1, name: 'Groups' })).toBeInTheDocument();
+    expect(location()).toBe('/groups');
+    expect(calls).toEqual(['DELETE group', 'DELETE group moveInstances=true']);
+  });
+
+  it('keeps the group when the deletion is not confirmed', async () => {
+    const { user, calls } = openGroup(admin);
+    await user.click(await screen.findByRole('button', { name: 'Delete group' }));
+    await user.click(within(await screen.findByRole('dialog', { name: 'Delete group payments?' })).getByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(calls).toEqual([]);
+    expect(screen.getByRole('heading', { level: 1, name: 'payments' })).toBeInTheDocument();
+  });
+
+  it('shows a regular member the group without anything to change', async () => {
+    openGroup(regular);
+    expect(await memberEmails()).toEqual(['una@example.com']);
+    expect(screen.getByRole('heading', { level: 1, name: 'payments' })).toBeInTheDocument();
+    expect(screen.queryByRole('region', { name: 'Details' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: /Remove|Add members|Delete group/ })).not.toBeInTheDocument();
+  });
+
+  it('says when there is no such group', async () => {
+    server.use(meHandler(admin), ...groupServer(null).handlers);
+    renderApp('/groups/g-gone');
+    expect(await screen.findByText('Group not found')).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Back to groups' })).toHaveAttribute('href', '/groups');
+  });
+});
