@@ -4,10 +4,13 @@ import { requireRole } from '../../../src/app/guard';
 import { setupStore } from '../../../src/app/store';
 import { admin, regular } from '../fixtures';
 import { meHandler } from '../handlers/authHandlers';
+import { identityScreensAtRest } from '../handlers/identityScreens';
 import { setupMsw } from '../msw';
 import { renderApp } from '../renderApp';
 
 const server = setupMsw();
+// The screens opened here call the API on mount; they answer quietly so every call is handled.
+beforeEach(() => server.use(...identityScreensAtRest()));
 
 const heading = (name: string) => screen.findByRole('heading', { level: 1, name });
 

@@ -2,10 +2,14 @@ import { screen, waitFor } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { admin } from '../fixtures';
 import { meHandler } from '../handlers/authHandlers';
+import { debugHandler, outboxHandler } from '../features/debug/debugHandlers';
+import { identityScreensAtRest } from '../handlers/identityScreens';
 import { setupMsw } from '../msw';
 import { renderApp } from '../renderApp';
 
 const server = setupMsw();
+// The screens opened here call the API on mount; they answer quietly so every call is handled.
+beforeEach(() => server.use(...identityScreensAtRest(), debugHandler().handler, outboxHandler([]).handler));
 
 const heading = (name: string) => screen.findByRole('heading', { level: 1, name });
 
