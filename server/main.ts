@@ -78,6 +78,11 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     server.app.log.info({ signal }, 'Shutting down');
+    // A client that will not let go must not keep the process alive: in-flight work gets 10 s.
+    setTimeout(() => {
+      server.app.log.warn('Shutdown took over 10 s; exiting anyway');
+      process.exit(1);
+    }, 10_000).unref();
     server.close().then(
       () => process.exit(0),
       (error: unknown) => {

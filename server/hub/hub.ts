@@ -84,6 +84,7 @@ export class Hub {
   private readonly methods = new Map<string, GroupMethod>();
   private readonly timer: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
+  private closing = false;
 
   constructor(
     bus: EventBus,
@@ -111,6 +112,8 @@ export class Hub {
 
   accept(socket: WebSocket, principal: HubPrincipal): void {
     const connection = new Connection(socket, principal);
+    // A client reconnecting while the server shuts down would otherwise hold the close open.
+    if (this.closing) return connection.close('Server is shutting down.', true);
     this.connections.add(connection);
     socket.on('message', (data, isBinary) => this.receive(connection, data as Buffer, isBinary));
     socket.on('close', () => this.connections.delete(connection));
@@ -129,6 +132,7 @@ export class Hub {
 
   /** Server shutdown: clients may reconnect to the next server. */
   close(): void {
+    this.closing = true;
     clearInterval(this.timer);
     this.unsubscribe();
     for (const c of this.connections) c.close('Server is shutting down.', true);

@@ -69,5 +69,6 @@ test.describe('a server restart', () => {
     });
     expect(created.status()).toBe(201);
     await expect(page.getByRole('link', { name: 'after-restart' })).toBeVisible();
+    await Promise.all([page.context().close(), other.context().close()]);
   });
 });

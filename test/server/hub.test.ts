@@ -199,6 +199,28 @@ describe('malformed frames get a clear answer and never crash the server', () =>
   });
 });
 
+describe('shutdown', () => {
+  it('closes promptly with clients attached that reconnect at once', async () => {
+    await start();
+    const cookie = await cookieLogin(h, 'alice@example.com');
+    const clients = [0, 1, 2].map(() => {
+      const connection = new HubConnectionBuilder()
+        .withUrl(`${baseUrl}/uihub`, { skipNegotiation: true, transport: HttpTransportType.WebSockets, headers: { Cookie: cookie } })
+        .withAutomaticReconnect([0, 0, 0])
+        .configureLogging(LogLevel.None)
+        .build();
+      opened.push(connection);
+      return connection;
+    });
+    await Promise.all(clients.map((c) => c.start()));
+
+    const started = Date.now();
+    await h.app.close();
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(clients.every((c) => c.state !== HubConnectionState.Connected)).toBe(true);
+  });
+});
+
 describe('limits and keep-alive', () => {
   it('refuses joins beyond the group limit and connections beyond the per-user limit', async () => {
     await start({ maxGroupsPerConnection: 1, maxConnectionsPerUser: 2 });
