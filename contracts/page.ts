@@ -1,9 +1,9 @@
 import { Type, type Static, type TSchema } from 'typebox';
+import { defaultPageSize, maxPageSize } from './pageLimits';
 
 // The one paging shape of the API (DESIGN §6, §10). A list with filters spreads
 // PageQuery.properties into its own query object.
-export const maxPageSize = 200;
-export const defaultPageSize = 25;
+export { defaultPageSize, maxPageSize };
 
 export const PageQuery = Type.Object({
   page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),

@@ -13,7 +13,7 @@ export interface Column<Row> {
   hiddenHeader?: boolean;
 }
 
-interface DataTableProps<Row> {
+export interface DataTableProps<Row> {
   /** The table's accessible name, and the noun of its loading and failure messages. */
   label: string;
   columns: Column<Row>[];

@@ -1,10 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { useSearchParams } from 'react-router-dom';
 
-// contracts/page.ts's paging limits: that module holds TypeBox schemas, which stay out of the
-// browser bundle, so the two numbers are repeated here (a test keeps them equal).
-export const defaultPageSize = 25;
-export const maxPageSize = 200;
+import { defaultPageSize, maxPageSize } from '../../contracts/pageLimits';
 
 /** A paged list's state as the API takes it (DESIGN §10): page from 1, pageSize, sort (`field` or `-field`), search. */
 export interface ListParams {

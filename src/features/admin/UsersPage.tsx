@@ -3,11 +3,11 @@ import { useState } from 'react';
 import { roles as allRoles } from '../../../contracts/roles';
 import { routePath } from '../../../contracts/routes';
 import type { User } from '../../../contracts/users';
-import { DataTable, type Column } from '../../components/DataTable';
+import type { Column } from '../../components/DataTable';
+import { PagedTable } from '../../components/PagedTable';
 import { DateTime } from '../../components/DateTime';
 import { FormDialog } from '../../components/FormDialog';
 import { PageHeader } from '../../components/PageHeader';
-import { Pager } from '../../components/Pager';
 import { RoleBadge, roleLabel } from '../../components/RoleBadge';
 import { SearchInput } from '../../components/SearchInput';
 import { SelectField } from '../../components/SelectField';
@@ -76,28 +76,14 @@ export function UsersPage() {
           onChange={(disabled) => list.setFilter('disabled', disabled || undefined)}
         />
       </HStack>
-      <DataTable
+      <PagedTable
         label="Users"
         columns={columns}
-        rows={users.data?.items}
         rowKey={(user) => user.id}
-        sort={list.params.sort}
-        onSort={list.setSort}
-        loading={users.isLoading}
-        fetching={users.isFetching}
-        failed={users.isError}
-        onRetry={users.refetch}
         emptyText={list.args.search || list.filters.role || list.filters.disabled ? 'No users match.' : 'No users yet.'}
+        query={users}
+        list={list}
       />
-      {users.data && users.data.total > 0 && (
-        <Pager
-          page={list.params.page}
-          pageSize={list.params.pageSize}
-          total={users.data.total}
-          onPageChange={list.setPage}
-          onPageSizeChange={list.setPageSize}
-        />
-      )}
       <FormDialog title="Create user" open={creating} onOpenChange={setCreating}>
         <CreateUserForm roles={roles} onDone={() => setCreating(false)} />
       </FormDialog>

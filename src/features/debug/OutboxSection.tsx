@@ -1,8 +1,8 @@
 import { Button, chakra } from '@chakra-ui/react';
 import type { OutboxMessage } from '../../../contracts/users';
-import { DataTable, type Column } from '../../components/DataTable';
+import type { Column } from '../../components/DataTable';
+import { PagedTable } from '../../components/PagedTable';
 import { DateTime } from '../../components/DateTime';
-import { Pager } from '../../components/Pager';
 import { Section } from '../../components/Section';
 import { useListParams } from '../../components/useListParams';
 import { useOutboxQuery } from './debugApi';
@@ -32,8 +32,8 @@ const outboxColumns: Column<OutboxMessage>[] = [
 
 /** The e-mails the server kept (GET /admin/outbox), paged in the URL as outboxPage/outboxPageSize. */
 export function OutboxSection() {
-  const { params, setPage, setPageSize } = useListParams({ prefix: 'outbox' });
-  const outbox = useOutboxQuery({ page: params.page, pageSize: params.pageSize }, { refetchOnMountOrArgChange: true });
+  const list = useListParams({ prefix: 'outbox' });
+  const outbox = useOutboxQuery({ page: list.params.page, pageSize: list.params.pageSize }, { refetchOnMountOrArgChange: true });
 
   return (
     <Section
@@ -44,27 +44,16 @@ export function OutboxSection() {
         </Button>
       }
     >
-      <DataTable
+      <PagedTable
         label="E-mail outbox"
         columns={outboxColumns}
-        rows={outbox.data?.items}
         rowKey={(message) => message.id}
-        loading={outbox.isLoading}
-        fetching={outbox.isFetching}
-        failed={outbox.isError}
-        onRetry={() => outbox.refetch()}
         emptyText="No e-mail has been sent yet."
+        query={outbox}
+        list={list}
+        sortable={false}
+        pagerLabel="Outbox pages"
       />
-      {outbox.data && outbox.data.total > 0 && (
-        <Pager
-          label="Outbox pages"
-          page={params.page}
-          pageSize={params.pageSize}
-          total={outbox.data.total}
-          onPageChange={setPage}
-          onPageSizeChange={setPageSize}
-        />
-      )}
     </Section>
   );
 }

@@ -4,11 +4,11 @@ import type { Group } from '../../../contracts/groups';
 import { hasRole } from '../../../contracts/roles';
 import { routePath } from '../../../contracts/routes';
 import { useAppSelector } from '../../app/hooks';
-import { DataTable, type Column } from '../../components/DataTable';
+import type { Column } from '../../components/DataTable';
+import { PagedTable } from '../../components/PagedTable';
 import { DateTime } from '../../components/DateTime';
 import { FormDialog } from '../../components/FormDialog';
 import { PageHeader } from '../../components/PageHeader';
-import { Pager } from '../../components/Pager';
 import { SearchInput } from '../../components/SearchInput';
 import { TextLink } from '../../components/TextLink';
 import { useListParams } from '../../components/useListParams';
@@ -60,28 +60,14 @@ export function GroupsPage() {
       <HStack mb="4">
         <SearchInput label="Search groups" value={list.params.search ?? ''} onChange={list.setSearch} />
       </HStack>
-      <DataTable
+      <PagedTable
         label="Groups"
         columns={columns}
-        rows={groups.data?.items}
         rowKey={(group) => group.id}
-        sort={list.params.sort}
-        onSort={list.setSort}
-        loading={groups.isLoading}
-        fetching={groups.isFetching}
-        failed={groups.isError}
-        onRetry={groups.refetch}
         emptyText={list.args.search ? 'No groups match.' : isAdmin ? 'No groups yet.' : 'You are not a member of any group.'}
+        query={groups}
+        list={list}
       />
-      {groups.data && groups.data.total > 0 && (
-        <Pager
-          page={list.params.page}
-          pageSize={list.params.pageSize}
-          total={groups.data.total}
-          onPageChange={list.setPage}
-          onPageSizeChange={list.setPageSize}
-        />
-      )}
       {isAdmin && (
         <FormDialog title="Create group" open={creating} onOpenChange={setCreating}>
           <CreateGroupForm />

@@ -1,7 +1,7 @@
 import { Badge } from '@chakra-ui/react';
 import { routePath } from '../../../contracts/routes';
-import { DataTable, type Column } from '../../components/DataTable';
-import { Pager } from '../../components/Pager';
+import type { Column } from '../../components/DataTable';
+import { PagedTable } from '../../components/PagedTable';
 import { Section } from '../../components/Section';
 import { TextLink } from '../../components/TextLink';
 import { useListParams } from '../../components/useListParams';
@@ -25,27 +25,16 @@ export function InstancesSection({ groupId }: { groupId: string }) {
 
   return (
     <Section title="Instances">
-      <DataTable
+      <PagedTable
         label="Instances"
         columns={columns}
-        rows={instances.data?.items}
         rowKey={(instance) => instance.id}
-        loading={instances.isLoading}
-        fetching={instances.isFetching}
-        failed={instances.isError}
-        onRetry={instances.refetch}
         emptyText="No instances in this group yet."
+        query={instances}
+        list={list}
+        sortable={false}
+        pagerLabel="Pages of instances"
       />
-      {instances.data && instances.data.total > 0 && (
-        <Pager
-          label="Pages of instances"
-          page={list.params.page}
-          pageSize={list.params.pageSize}
-          total={instances.data.total}
-          onPageChange={list.setPage}
-          onPageSizeChange={list.setPageSize}
-        />
-      )}
     </Section>
   );
 }

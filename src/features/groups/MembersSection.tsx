@@ -2,9 +2,9 @@ import { Button, HStack } from '@chakra-ui/react';
 import { useState } from 'react';
 import type { Group, GroupMember } from '../../../contracts/groups';
 import { useAppDispatch } from '../../app/hooks';
-import { DataTable, type Column } from '../../components/DataTable';
+import type { Column } from '../../components/DataTable';
+import { PagedTable } from '../../components/PagedTable';
 import { FormDialog } from '../../components/FormDialog';
-import { Pager } from '../../components/Pager';
 import { RoleBadge } from '../../components/RoleBadge';
 import { SearchInput } from '../../components/SearchInput';
 import { Section } from '../../components/Section';
@@ -53,29 +53,15 @@ export function MembersSection({ group, canEdit }: { group: Group; canEdit: bool
       <HStack>
         <SearchInput label="Search members" value={list.params.search ?? ''} onChange={list.setSearch} />
       </HStack>
-      <DataTable
+      <PagedTable
         label="Members"
         columns={columns}
-        rows={members.data?.items}
         rowKey={(member) => member.id}
-        sort={list.params.sort}
-        onSort={list.setSort}
-        loading={members.isLoading}
-        fetching={members.isFetching}
-        failed={members.isError}
-        onRetry={members.refetch}
         emptyText={list.args.search ? 'No members match.' : 'No members yet.'}
+        query={members}
+        list={list}
+        pagerLabel="Pages of members"
       />
-      {members.data && members.data.total > 0 && (
-        <Pager
-          label="Pages of members"
-          page={list.params.page}
-          pageSize={list.params.pageSize}
-          total={members.data.total}
-          onPageChange={list.setPage}
-          onPageSizeChange={list.setPageSize}
-        />
-      )}
       {canEdit && (
         <FormDialog title="Add members" open={adding} onOpenChange={setAdding}>
           <AddMembersForm group={group} onDone={() => setAdding(false)} />

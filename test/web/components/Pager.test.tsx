@@ -1,8 +1,6 @@
 import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Pager } from '../../../src/components/Pager';
-import { defaultPageSize, maxPageSize } from '../../../src/components/useListParams';
-import * as contract from '../../../contracts/page';
 import { renderUi } from './renderUi';
 
 describe('Pager', () => {
@@ -28,12 +26,5 @@ describe('Pager', () => {
     expect(screen.getByText('Page 1 of 1')).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Previous' })).toBeDisabled();
     expect(screen.getByRole('button', { name: 'Next' })).toBeDisabled();
-  });
-
-  it('pages by the contract’s default and limit', () => {
-    expect({ defaultPageSize, maxPageSize }).toEqual({
-      defaultPageSize: contract.defaultPageSize,
-      maxPageSize: contract.maxPageSize,
-    });
   });
 });
