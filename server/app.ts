@@ -7,7 +7,8 @@ import { createAuthorization } from './authz/authorization';
 import { systemClock, type Clock } from './clock';
 import type { Config, LogLevel } from './config';
 import type { AppContext } from './context';
-import { noInstancesYet, type GroupInstances } from './db/groups';
+import type { GroupInstances } from './db/groups';
+import { groupInstancesFromTable } from './db/instances';
 import { migrateToLatest } from './db/migrations';
 import { openDb } from './db/open';
 import type { Db } from './db/schema';
@@ -29,6 +30,14 @@ import { debugRoutes } from './routes/debug';
 import { groupRoutes } from './routes/groups';
 import { healthRoutes } from './routes/health';
 import { outboxRoutes } from './routes/outbox';
+import { instanceRoutes } from './routes/instances';
+import { etcdEngine } from './engines/etcd';
+import type { Engine } from './engines/engine';
+import { pgEngine } from './engines/pg';
+import { InstanceService } from './instances/instanceService';
+import { LogService } from './logs/logService';
+import path from 'node:path';
+import { instanceDefaults } from './config';
 
 export interface AppDeps {
   /** A store to use instead of opening `<dataDir>/warden.sqlite`; the caller keeps ownership and closes it. */
@@ -39,8 +48,12 @@ export interface AppDeps {
   /** In-process by default; several server processes would share a PostgreSQL LISTEN/NOTIFY bus. */
   bus?: EventBus;
   hubLimits?: HubLimits;
-  /** What groups know of instances; until the instances feature supplies it, there are none. */
+  /** What groups know of instances: the instances table unless a test supplies its own. */
   groupInstances?: GroupInstances;
+  /** Engines to run instances with; the Debian binaries of the config by default. */
+  engines?: Record<'pg' | 'etcd', Engine>;
+  /** false: no reconcile, health probes or log tailing at start (tests that drive them by hand). */
+  supervise?: boolean;
 }
 
 /**
@@ -57,11 +70,18 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
 
-  const groupInstances = deps.groupInstances ?? noInstancesYet;
+  const groupInstances = deps.groupInstances ?? groupInstancesFromTable;
   // One authorization layer for the routes and the hub, so Join{Name} checks what the API checks.
   const authz = createAuthorization(db, groupInstances);
   const hub = new Hub(bus, groupMethods(authz.canSeeInstance), app.log, deps.hubLimits ?? defaultHubLimits);
-  const ctx: AppContext = { config, db, clock: deps.clock ?? systemClock, bus, hub };
+  const clock = deps.clock ?? systemClock;
+  const logs = new LogService(db, bus, clock, config.logPollMs ?? instanceDefaults.logPollMs);
+  const engines = deps.engines ?? {
+    pg: pgEngine(config.engines, { catalogDir: path.join(config.dataDir, 'engines') }),
+    etcd: etcdEngine(config.engines),
+  };
+  const instances = new InstanceService({ db, bus, clock, config, logs, engines });
+  const ctx: AppContext = { config, db, clock, bus, hub, logs, instances };
   // Tell clients to reconnect (to this server's successor) before connections are torn down.
   app.addHook('preClose', async () => hub.close());
 
@@ -70,6 +90,9 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
   registerProblemHandlers(app);
 
   app.register(async () => migrateToLatest(db));
+  // After migrations; instances keep running when the server stops (close only stops watching).
+  if (deps.supervise !== false) app.addHook('onReady', async () => instances.startSupervision());
+  app.addHook('preClose', async () => instances.close());
   if (!deps.db) app.addHook('onClose', async () => db.destroy());
 
   // Order matters: onRequest hooks run in registration order, so security headers are set before
@@ -93,8 +116,10 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
   app.register(adminRoutes, { prefix: '/admin', ctx });
   app.register(auditRoutes, { prefix: '/admin', ctx });
   app.register(groupRoutes, { prefix: '/groups', ctx, authz, instances: groupInstances });
+  app.register(instanceRoutes, { prefix: '/instances', ctx, authz, service: instances });
 
-  return app;
+  // Tests, benchmarks and main reach the services of this app through it.
+  return Object.assign(app, { instances, instanceLogs: logs });
 }
 
 export type App = ReturnType<typeof buildApp>;

@@ -35,11 +35,18 @@ export interface Config {
   mailFrom?: string;
   /** Calls per minute from one IP address to each of register, confirmEmail, resend, forgot, reset and refresh. */
   authRateLimit?: number;
+  /** Loopback ports handed to instances (WARDEN_INSTANCE_PORTS, e.g. 15400-15999). */
+  instancePorts?: { from: number; to: number };
+  /** How often every instance's health is probed. */
+  probeIntervalMs?: number;
+  /** How often instances' log files are read for new lines. */
+  logPollMs?: number;
   /** Calls per minute naming one account (by e-mail) to each of login, forgotPassword, resendConfirmationEmail, resetPassword. */
   accountRateLimit?: number;
 }
 
 export const identityDefaults = { allowRegistration: false, authRateLimit: 20, accountRateLimit: 10 } as const;
+export const instanceDefaults = { instancePorts: { from: 15400, to: 15999 }, probeIntervalMs: 5000, logPollMs: 1000 } as const;
 
 type Env = Record<string, string | undefined>;
 
@@ -78,6 +85,9 @@ export function loadConfig(env: Env = process.env): Config {
       etcdBin: read('WARDEN_ETCD_BIN') ?? debianEngineBinaries.etcdBin,
       etcdctlBin: read('WARDEN_ETCDCTL_BIN') ?? debianEngineBinaries.etcdctlBin,
     },
+    instancePorts: parsePortRange(read('WARDEN_INSTANCE_PORTS')),
+    probeIntervalMs: parseInteger('WARDEN_PROBE_INTERVAL_MS', read('WARDEN_PROBE_INTERVAL_MS'), instanceDefaults.probeIntervalMs, 200, 3_600_000),
+    logPollMs: parseInteger('WARDEN_LOG_POLL_MS', read('WARDEN_LOG_POLL_MS'), instanceDefaults.logPollMs, 50, 60_000),
     allowRegistration: parseBoolean('WARDEN_ALLOW_REGISTRATION', read('WARDEN_ALLOW_REGISTRATION'), identityDefaults.allowRegistration),
     smtpUrl: parseSmtpUrl(read('WARDEN_SMTP_URL')),
     mailFrom: read('WARDEN_MAIL_FROM'),
@@ -104,6 +114,17 @@ function parseInteger(name: string, raw: string | undefined, fallback: number, m
     throw new Error(`${name} must be a whole number from ${min} to ${max}, got '${raw}'`);
   }
   return value;
+}
+
+function parsePortRange(raw: string | undefined): { from: number; to: number } {
+  if (raw === undefined) return { ...instanceDefaults.instancePorts };
+  const match = /^(\d+)-(\d+)$/.exec(raw);
+  const from = Number(match?.[1]);
+  const to = Number(match?.[2]);
+  if (!match || from < 1024 || to > 65535 || from > to) {
+    throw new Error(`WARDEN_INSTANCE_PORTS must be a range like 15400-15999 within 1024-65535, got '${raw}'`);
+  }
+  return { from, to };
 }
 
 function parseBoolean(name: string, raw: string | undefined, fallback: boolean): boolean {

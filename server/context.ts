@@ -3,6 +3,8 @@ import type { Config } from './config';
 import type { Db } from './db/schema';
 import type { EventBus } from './hub/bus';
 import type { Hub } from './hub/hub';
+import type { InstanceService } from './instances/instanceService';
+import type { LogService } from './logs/logService';
 
 /** What services need from the running process; built once by buildApp and handed to route modules. */
 export interface AppContext {
@@ -13,4 +15,7 @@ export interface AppContext {
   bus: EventBus;
   /** The live connections, for closing a user's or a session's when they lose access. */
   hub: Pick<Hub, 'closeUser' | 'closeSession' | 'connectionCount'>;
+  /** The log store's writer: control-plane entries and engine log tailing. */
+  logs: LogService;
+  instances: InstanceService;
 }

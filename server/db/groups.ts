@@ -45,6 +45,8 @@ export class DuplicateGroupNameError extends Error {
 export interface InstanceRef {
   id: string;
   name: string;
+  type?: 'pg' | 'etcd';
+  status?: string;
 }
 
 /**

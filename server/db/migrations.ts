@@ -126,6 +126,71 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('group_members_user_id').on('group_members').column('user_id').execute();
     },
   },
+  '0004_instances': {
+    async up(db) {
+      await db.schema
+        .createTable('instances')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull().unique())
+        .addColumn('type', 'text', (c) => c.notNull().check(sql`type in ('pg', 'etcd')`))
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('desired_state', 'text', (c) => c.notNull())
+        .addColumn('status_reason', 'text')
+        .addColumn('health_level', 'text', (c) => c.notNull().defaultTo('good'))
+        .addColumn('health_checks', 'text', (c) => c.notNull().defaultTo('[]'))
+        // An instance outlives its group: deleting a group moves its instances out first.
+        .addColumn('group_id', 'text', (c) => c.references('groups.id').onDelete('set null'))
+        .addColumn('engine_version', 'text')
+        .addColumn('port', 'integer', (c) => c.notNull().unique())
+        .addColumn('peer_port', 'integer', (c) => c.unique())
+        .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('created_by', 'text')
+        .addColumn('last_backup_at', 'text')
+        .addColumn('operation_kind', 'text')
+        .addColumn('operation_started_at', 'text')
+        .execute();
+      await db.schema.createIndex('instances_group_id').on('instances').column('group_id').execute();
+      await db.schema.createIndex('instances_created_at').on('instances').column('created_at').execute();
+      await db.schema.createIndex('instances_status').on('instances').column('status').execute();
+
+      await db.schema
+        .createTable('config_revisions')
+        .addColumn('instance_id', 'text', (c) => c.notNull().references('instances.id').onDelete('cascade'))
+        .addColumn('revision', 'integer', (c) => c.notNull())
+        .addColumn('author', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('changes', 'text', (c) => c.notNull())
+        .addColumn('parameters', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('config_revisions_pk', ['instance_id', 'revision'])
+        .execute();
+
+      // Entries outlive a deleted instance only until it is deleted (no foreign key: the control
+      // plane's own entries have no instance, and ingestion must never wait on one).
+      await db.schema
+        .createTable('logs')
+        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+        .addColumn('timestamp', 'text', (c) => c.notNull())
+        .addColumn('level', 'text', (c) => c.notNull())
+        .addColumn('instance_id', 'text')
+        .addColumn('handler', 'text', (c) => c.notNull())
+        .addColumn('message', 'text', (c) => c.notNull())
+        .addColumn('properties', 'text', (c) => c.notNull().defaultTo('{}'))
+        .execute();
+      // Queries walk newest first (by id) within an instance, optionally one level or handler.
+      await db.schema.createIndex('logs_instance_id').on('logs').columns(['instance_id', 'id']).execute();
+      await db.schema.createIndex('logs_instance_level').on('logs').columns(['instance_id', 'level', 'id']).execute();
+      await db.schema.createIndex('logs_instance_handler').on('logs').columns(['instance_id', 'handler', 'id']).execute();
+      await db.schema.createIndex('logs_timestamp').on('logs').column('timestamp').execute();
+
+      await db.schema
+        .createTable('log_offsets')
+        .addColumn('file', 'text', (c) => c.primaryKey())
+        .addColumn('instance_id', 'text', (c) => c.notNull())
+        .addColumn('offset', 'integer', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 /** Brings the store's schema up to date; throws when a migration fails. */

@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import type { Generated, Kysely } from 'kysely';
+import type { LogLevel } from '../../contracts/logLevels';
 import type { Role } from '../../contracts/roles';
 
 // Row types of the store. Booleans are 0/1 integers and timestamps ISO-8601 strings so the same
@@ -110,6 +111,60 @@ export interface GroupMembersTable {
   added_at: string;
 }
 
+export interface InstancesTable {
+  id: string;
+  name: string;
+  type: 'pg' | 'etcd';
+  status: 'unInitialized' | 'offline' | 'stopped' | 'running';
+  desired_state: 'running' | 'stopped';
+  status_reason: string | null;
+  health_level: 'good' | 'warn' | 'error';
+  /** JSON array of health checks. */
+  health_checks: string;
+  group_id: string | null;
+  engine_version: string | null;
+  port: number;
+  /** etcd's peer port; null for pg. */
+  peer_port: number | null;
+  description: string;
+  created_at: string;
+  created_by: string | null;
+  last_backup_at: string | null;
+  /** The running operation (one at a time), or null. */
+  operation_kind: string | null;
+  operation_started_at: string | null;
+}
+
+export interface ConfigRevisionsTable {
+  instance_id: string;
+  revision: number;
+  author: string | null;
+  created_at: string;
+  /** JSON array of {name, from, to}. */
+  changes: string;
+  /** JSON object: every value saved through the console as of this revision. */
+  parameters: string;
+}
+
+export interface LogsTable {
+  /** Generated, increasing: the cursor of paged log queries. */
+  id: Generated<number>;
+  timestamp: string;
+  level: LogLevel;
+  instance_id: string | null;
+  handler: string;
+  message: string;
+  /** JSON object text. */
+  properties: string;
+}
+
+export interface LogOffsetsTable {
+  /** Absolute path of an engine's log file. */
+  file: string;
+  instance_id: string;
+  offset: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -119,6 +174,10 @@ export interface Database {
   outbox: OutboxTable;
   groups: GroupsTable;
   group_members: GroupMembersTable;
+  instances: InstancesTable;
+  config_revisions: ConfigRevisionsTable;
+  logs: LogsTable;
+  log_offsets: LogOffsetsTable;
 }
 
 export type Db = Kysely<Database>;

@@ -69,9 +69,19 @@ export interface Engine {
   /** Per-parameter errors for proposed changes; empty when all are acceptable. */
   validate(rt: InstanceRuntime, changes: Record<string, string>): Promise<Record<string, string[]>>;
   apply(rt: InstanceRuntime, changes: Record<string, string>): Promise<ApplyResult>;
+  /**
+   * Makes `target` a copy of `source` that can start on its own ports: a consistent online copy
+   * when the source runs (pg_basebackup, etcd snapshot), a stopped copy otherwise. Not started.
+   */
+  clone(source: InstanceRuntime, target: InstanceRuntime): Promise<void>;
   /** The folder the engine writes its JSON logs to. */
   logDir(rt: InstanceRuntime): string;
   remove(rt: InstanceRuntime): Promise<void>;
 }
 
-export type EngineFactory = (binaries: EngineBinaries) => Engine;
+export interface EngineOptions {
+  /** Where parameter metadata is kept per engine release, to check configuration while no instance runs. */
+  catalogDir?: string;
+}
+
+export type EngineFactory = (binaries: EngineBinaries, options?: EngineOptions) => Engine;

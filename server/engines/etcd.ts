@@ -167,6 +167,40 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
       return { reload: [], restart: Object.keys(changes) };
     },
 
+    async clone(source, target) {
+      if (!target.peerPort) throw new EngineError('An etcd instance needs a peer port.');
+      const s = paths(source);
+      const t = paths(target);
+      fs.mkdirSync(target.dir, { recursive: true, mode: 0o711 });
+      const work = path.join(target.dir, 'restore');
+      fs.mkdirSync(work, { mode: 0o700 });
+      giveToEngineUser(work);
+      fs.mkdirSync(t.logs, { recursive: true, mode: 0o700 });
+      giveToEngineUser(t.logs);
+      const snapshot = path.join(work, 'snapshot.db');
+      const etcdctl = (...args: string[]) => run(binaries.etcdctlBin, args, { env: { ETCDCTL_API: '3' }, timeoutMs: 60 * 60_000 });
+      const online = pid(source) !== null;
+      if (online) {
+        await etcdctl(`--endpoints=${clientUrl(source)}`, 'snapshot', 'save', snapshot);
+      } else {
+        // A stopped member's backend file is a snapshot without the integrity hash a saved one has.
+        fs.copyFileSync(path.join(s.data, 'member', 'snap', 'db'), snapshot);
+        giveToEngineUser(snapshot);
+      }
+      const peerUrl = `http://127.0.0.1:${target.peerPort}`;
+      await etcdctl(
+        'snapshot', 'restore', snapshot,
+        `--data-dir=${path.join(work, 'data')}`,
+        `--name=${target.id}`,
+        `--initial-cluster=${target.id}=${peerUrl}`,
+        `--initial-advertise-peer-urls=${peerUrl}`,
+        ...(online ? [] : ['--skip-hash-check']),
+      );
+      fs.renameSync(path.join(work, 'data'), t.data);
+      fs.rmSync(work, { recursive: true, force: true });
+      fs.writeFileSync(t.flags, JSON.stringify(readFlags(source), null, 2));
+    },
+
     logDir: (rt) => paths(rt).logs,
 
     async remove(rt) {

@@ -7,7 +7,9 @@ export type Audience =
   | { kind: 'all' }
   | { kind: 'users'; userIds: string[] }
   | { kind: 'admins' }
-  | { kind: 'group'; group: string };
+  | { kind: 'group'; group: string }
+  /** Members of any of these hub groups who are admins or among `userIds` (an instance's group members). */
+  | { kind: 'scoped'; groups: string[]; userIds: string[] };
 
 export interface HubEvent {
   event: string;

@@ -263,5 +263,10 @@ function reaches(audience: Audience, connection: Connection): boolean {
       return audience.userIds.includes(connection.principal.userId);
     case 'group':
       return connection.groups.has(audience.group);
+    case 'scoped':
+      return (
+        audience.groups.some((group) => connection.groups.has(group)) &&
+        (connection.principal.role === 'admin' || audience.userIds.includes(connection.principal.userId))
+      );
   }
 }

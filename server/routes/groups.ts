@@ -32,8 +32,13 @@ const InstancesQuery = Type.Object(
 const id = Type.String({ minLength: 1, maxLength: 64 });
 const GroupParams = Type.Object({ id }, { additionalProperties: false });
 const MemberParams = Type.Object({ id, userId: id }, { additionalProperties: false });
-// Until the instances contract exists, a group's instance list names them; it will carry Instance.
-const InstanceRef = Type.Object({ id: Type.String(), name: Type.String() });
+// A group's instance list names them with their type and status; the instance itself is one click away.
+const InstanceRef = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  type: Type.Optional(Type.String()),
+  status: Type.Optional(Type.String()),
+});
 
 function notFound(groupId: string): HttpProblem {
   return new HttpProblem(404, `No group has the id ${groupId}.`);

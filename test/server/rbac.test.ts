@@ -1,6 +1,13 @@
 import { startCookieSession } from '../../server/auth/sessions';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { addMembers, createGroup } from '../../server/db/groups';
+import { insertInstance } from '../../server/db/instances';
+import { recordRevision } from '../../server/instances/revisions';
 import { addUser, goodPassword, origin, setup, type Harness } from './helpers';
+import { inertEngine } from './instances/inertEngine';
 
 // The access matrix: every route of the real OpenAPI document, called by four principals, must
 // answer what its rule below declares. A new route fails this test until its rule is declared here,
@@ -78,6 +85,31 @@ const expectations: Record<string, Rule> = {
   'GET /groups/{id}/available-users': adminOnly(200),
   'DELETE /groups/{id}/users/{userId}': adminOnly(204),
   'GET /groups/{id}/instances': groupScoped(200),
+
+  'GET /instances': signedIn(200),
+  // Regular users create into their own groups only: the fixture's group is not the outsider's.
+  'POST /instances': { needsSession: true, answers: { anonymous: [401], nonMember: [400], member: [202], admin: [202] } },
+  'POST /instances/validate-name': signedIn(200),
+  'GET /instances/graphs': signedIn(200),
+  'GET /instances/updatable': signedIn(200),
+  'GET /instances/{id}': groupScoped(200),
+  'PUT /instances/{id}': groupScoped(200),
+  'DELETE /instances/{id}': groupScoped(200),
+  'POST /instances/{id}/start': groupScoped(202),
+  'POST /instances/{id}/stop': groupScoped(202),
+  'POST /instances/{id}/restart': groupScoped(202),
+  'POST /instances/{id}/reload-configuration': groupScoped(202),
+  'POST /instances/{id}/update': groupScoped(202),
+  'POST /instances/{id}/clone': groupScoped(202),
+  'GET /instances/{id}/is-latest': groupScoped(200),
+  'GET /instances/{id}/connection': groupScoped(200),
+  'POST /instances/{id}/connection/secret': adminOnly(200),
+  'GET /instances/{id}/config': groupScoped(200),
+  'PUT /instances/{id}/config': groupScoped(200),
+  'GET /instances/{id}/config/revisions': groupScoped(200),
+  'POST /instances/{id}/config/revisions/{revision}/restore': groupScoped(200),
+  'GET /instances/{id}/logs': groupScoped(200),
+  'GET /instances/{id}/logs/unique-handlers': groupScoped(200),
 };
 
 /**
@@ -110,6 +142,13 @@ const samples: Record<string, (f: Fixture) => { body?: unknown; query?: Record<s
   'POST /groups': (f) => ({ body: { name: f.unique() } }),
   'PUT /groups/{id}': (f) => ({ body: { name: f.unique() } }),
   'POST /groups/{id}/users': (f) => ({ body: { userIds: [f.target.id] } }),
+  'POST /instances': (f) => ({ body: { name: f.unique(), type: 'etcd', groupId: f.groupId } }),
+  'POST /instances/validate-name': () => ({ body: { name: 'some-name' } }),
+  'GET /instances/graphs': () => ({ query: { from: '2030-01-01', to: '2030-01-31' } }),
+  'DELETE /instances/{id}': () => ({ query: { force: 'true' } }),
+  'POST /instances/{id}/clone': (f) => ({ body: { name: f.unique() } }),
+  'PUT /instances/{id}/config': () => ({ body: { parameters: { work_mem: '8MB' } } }),
+  'POST /instances/{id}/config/revisions/{revision}/restore': () => ({ body: { apply: 'none' } }),
 };
 
 interface JsonSchema {
@@ -160,12 +199,38 @@ interface Operation {
 }
 
 let h: Harness;
+const engines = { pg: inertEngine('pg'), etcd: inertEngine('etcd') };
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warden-rbac-'));
+// The engine user must be able to pass through the data dir (mkdtemp makes it 0700).
+fs.chmodSync(dataDir, 0o711);
+
+/**
+ * A running pg instance in the fixture's group, fresh for every call so one principal's stop or
+ * delete does not change what the next one finds; two configuration revisions to restore between.
+ */
+async function instanceInGroup(groupId: string): Promise<string> {
+  const id = randomUUID();
+  const now = h.clock.now().toISOString();
+  const port = 20000 + ++counter;
+  await insertInstance(h.db, {
+    id, name: `rbac-instance-${counter}`, type: 'pg', status: 'running', desired_state: 'running', status_reason: null,
+    health_level: 'good', health_checks: '[]', group_id: groupId, engine_version: '15.0', port, peer_port: null,
+    description: '', created_at: now, created_by: null, last_backup_at: null, operation_kind: null, operation_started_at: null,
+  });
+  const dir = path.join(dataDir, 'instances', id);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'superuser.password'), 'secret\n');
+  await recordRevision(h.db, id, null, h.clock.now(), { work_mem: '4MB' }, {});
+  await recordRevision(h.db, id, null, h.clock.now(), { work_mem: '8MB' }, { work_mem: '4MB' });
+  await engines.pg.start({ id, dir, port });
+  return id;
+}
 let routes: { key: string; method: string; path: string; operation: Operation }[];
 const userIds = {} as Record<Exclude<Who, 'anonymous'>, string>;
 let target: { id: string; email: string };
 
 beforeAll(async () => {
-  h = await setup();
+  h = await setup({ config: { dataDir }, engines, supervise: false });
   userIds.admin = (await addUser(h.db, 'admin@example.com', 'admin')).id;
   userIds.member = (await addUser(h.db, 'member@example.com')).id;
   userIds.nonMember = (await addUser(h.db, 'outsider@example.com')).id;
@@ -199,9 +264,12 @@ async function call(route: (typeof routes)[number], who: Who, fixture: Fixture) 
       query[parameter.name] = String(minimal(parameter.schema));
     }
   }
+  const instanceId = route.path.startsWith('/instances/{id}') ? await instanceInGroup(fixture.groupId) : null;
   const url =
     route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
       if (name === 'userId') return fixture.target.id;
+      if (name === 'id' && instanceId) return instanceId;
+      if (name === 'revision') return '1';
       if (name === 'id' && route.path.startsWith('/groups/')) return fixture.groupId;
       if (name === 'id' && route.path.startsWith('/admin/users/')) return fixture.target.id;
       return 'no-such-id';

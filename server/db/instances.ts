@@ -1,0 +1,204 @@
+import { sql, type Selectable } from 'kysely';
+import type { Health, HealthCheck, Instance, InstanceStatus, OperationKind } from '../../contracts/instances';
+import type { InstanceType } from '../../contracts/instanceValues';
+import type { PageOf } from '../../contracts/page';
+import type { GroupInstances, InstanceRef } from './groups';
+import { contains, offsetOf, pageOf, parseSort, type PageWindow, type SortKey } from './paging';
+import type { Db, InstancesTable } from './schema';
+
+export type InstanceRow = Selectable<InstancesTable>;
+
+export const instanceSortFieldsDb = ['name', 'createdAt', 'status', 'type', 'health'] as const;
+export type InstanceSort = SortKey<(typeof instanceSortFieldsDb)[number]>;
+
+const sortColumns = {
+  name: 'instances.name',
+  createdAt: 'instances.created_at',
+  status: 'instances.status',
+  type: 'instances.type',
+  health: 'instances.health_level',
+} as const;
+
+export class DuplicateInstanceNameError extends Error {
+  constructor(readonly instanceName: string) {
+    super(`An instance named ${instanceName} already exists.`);
+  }
+}
+
+/** The row and its group's name → the wire shape. */
+export function toInstance(row: InstanceRow & { group_name?: string | null }): Instance {
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    status: row.status,
+    desiredState: row.desired_state,
+    statusReason: row.status_reason,
+    health: { level: row.health_level, checks: JSON.parse(row.health_checks) as HealthCheck[] },
+    groupId: row.group_id,
+    groupName: row.group_name ?? null,
+    engineVersion: row.engine_version,
+    host: '127.0.0.1',
+    port: row.port,
+    description: row.description,
+    createdAt: row.created_at,
+    createdBy: row.created_by,
+    lastBackupAt: row.last_backup_at,
+    operation: row.operation_kind
+      ? { kind: row.operation_kind as OperationKind, startedAt: row.operation_started_at ?? row.created_at }
+      : null,
+  };
+}
+
+function withGroupName(db: Db) {
+  return db
+    .selectFrom('instances')
+    .leftJoin('groups', 'groups.id', 'instances.group_id')
+    .selectAll('instances')
+    .select('groups.name as group_name');
+}
+
+export async function findInstance(db: Db, id: string): Promise<Instance | undefined> {
+  const row = await withGroupName(db).where('instances.id', '=', id).executeTakeFirst();
+  return row && toInstance(row);
+}
+
+export async function findInstanceRow(db: Db, id: string): Promise<InstanceRow | undefined> {
+  return db.selectFrom('instances').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function allInstanceRows(db: Db): Promise<InstanceRow[]> {
+  return db.selectFrom('instances').selectAll().orderBy('created_at').execute();
+}
+
+export async function instanceNameTaken(db: Db, name: string): Promise<boolean> {
+  return (await db.selectFrom('instances').select('id').where('name', '=', name).executeTakeFirst()) !== undefined;
+}
+
+export interface InstanceListQuery extends PageWindow {
+  sort?: InstanceSort;
+  search?: string;
+  type?: InstanceType;
+  status?: InstanceStatus;
+  health?: Health['level'];
+  /** A group id, or 'none'. */
+  groupId?: string;
+  /** The groups the caller may see; null means every instance (admins). */
+  visibleGroupIds: string[] | null;
+}
+
+export async function listInstances(db: Db, query: InstanceListQuery): Promise<PageOf<Instance>> {
+  if (query.visibleGroupIds !== null && query.visibleGroupIds.length === 0) return pageOf(query, 0, []);
+  let base = db.selectFrom('instances');
+  if (query.visibleGroupIds !== null) base = base.where('instances.group_id', 'in', query.visibleGroupIds);
+  if (query.search) {
+    const text = query.search.trim().toLowerCase();
+    base = base.where((eb) =>
+      eb.or([contains('instances.name', text), eb(sql`lower(${sql.ref('instances.description')})`, 'like', `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)]),
+    );
+  }
+  if (query.type) base = base.where('instances.type', '=', query.type);
+  if (query.status) base = base.where('instances.status', '=', query.status);
+  if (query.health) base = base.where('instances.health_level', '=', query.health);
+  if (query.groupId === 'none') base = base.where('instances.group_id', 'is', null);
+  else if (query.groupId) base = base.where('instances.group_id', '=', query.groupId);
+
+  const { field, direction } = parseSort(query.sort ?? 'name');
+  const [{ total }, rows] = await Promise.all([
+    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    base
+      .leftJoin('groups', 'groups.id', 'instances.group_id')
+      .selectAll('instances')
+      .select('groups.name as group_name')
+      .orderBy(sortColumns[field], direction)
+      .orderBy('instances.name', 'asc')
+      .limit(query.pageSize)
+      .offset(offsetOf(query))
+      .execute(),
+  ]);
+  return pageOf(query, total, rows.map(toInstance));
+}
+
+export async function insertInstance(db: Db, row: InstanceRow): Promise<void> {
+  try {
+    await db.insertInto('instances').values(row).execute();
+  } catch (error) {
+    if (/UNIQUE constraint failed: instances\.name|instances_name_key/.test(String(error))) {
+      throw new DuplicateInstanceNameError(row.name);
+    }
+    throw error;
+  }
+}
+
+export type InstanceChange = Partial<Omit<InstanceRow, 'id' | 'created_at' | 'created_by' | 'type'>>;
+
+export async function updateInstanceRow(db: Db, id: string, change: InstanceChange): Promise<void> {
+  if (Object.keys(change).length === 0) return;
+  await db.updateTable('instances').set(change).where('id', '=', id).execute();
+}
+
+export async function deleteInstanceRow(db: Db, id: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('config_revisions').where('instance_id', '=', id).execute();
+    await trx.deleteFrom('log_offsets').where('instance_id', '=', id).execute();
+    await trx.deleteFrom('logs').where('instance_id', '=', id).execute();
+    await trx.deleteFrom('instances').where('id', '=', id).execute();
+  });
+}
+
+/** Every port handed out to an instance (client and peer). */
+export async function portsInUse(db: Db): Promise<Set<number>> {
+  const rows = await db.selectFrom('instances').select(['port', 'peer_port']).execute();
+  return new Set(rows.flatMap((r) => (r.peer_port === null ? [r.port] : [r.port, r.peer_port])));
+}
+
+/** Creations per day (YYYY-MM-DD) and type in [from, to). */
+export async function creationsPerDay(
+  db: Db,
+  from: string,
+  to: string,
+  type?: InstanceType,
+): Promise<{ day: string; type: InstanceType; count: number }[]> {
+  let query = db
+    .selectFrom('instances')
+    .select([sql<string>`substr(created_at, 1, 10)`.as('day'), 'type', (eb) => eb.fn.countAll<number>().as('count')])
+    .where('created_at', '>=', from)
+    .where('created_at', '<', to);
+  if (type) query = query.where('type', '=', type);
+  const rows = await query.groupBy([sql`substr(created_at, 1, 10)`, 'type']).execute();
+  return rows.map((r) => ({ day: r.day, type: r.type, count: Number(r.count) }));
+}
+
+export async function countCreatedBefore(db: Db, before: string, type?: InstanceType): Promise<number> {
+  let query = db.selectFrom('instances').select((eb) => eb.fn.countAll<number>().as('n')).where('created_at', '<', before);
+  if (type) query = query.where('type', '=', type);
+  return Number((await query.executeTakeFirstOrThrow()).n);
+}
+
+/** What groups know of instances (server/db/groups.ts), over the instances table. */
+export const groupInstancesFromTable: GroupInstances = {
+  async groupOfInstance(db, instanceId) {
+    const row = await db.selectFrom('instances').select('group_id').where('id', '=', instanceId).executeTakeFirst();
+    return row === undefined ? undefined : row.group_id;
+  },
+  async instanceCountOfGroup(db, groupId) {
+    const row = await db
+      .selectFrom('instances')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('group_id', '=', groupId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+  async instancesOfGroup(db, groupId, window): Promise<PageOf<InstanceRef>> {
+    const base = db.selectFrom('instances').where('group_id', '=', groupId);
+    const [{ n }, rows] = await Promise.all([
+      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+      base.select(['id', 'name', 'type', 'status']).orderBy('name').limit(window.pageSize).offset(offsetOf(window)).execute(),
+    ]);
+    return pageOf(window, n, rows);
+  },
+  async moveInstancesOutOfGroup(db, groupId) {
+    const result = await db.updateTable('instances').set({ group_id: null }).where('group_id', '=', groupId).executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  },
+};

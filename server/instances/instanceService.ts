@@ -1,0 +1,650 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type {
+  ConfigChange,
+  Health,
+  Instance,
+  InstanceConfig,
+  InstanceStatus,
+  InstanceStatusChangedPayload,
+  OperationCompletedPayload,
+  OperationKind,
+  UpdateConfigResponse,
+} from '../../contracts/instances';
+import { instanceNameProblem, type InstanceType } from '../../contracts/instanceValues';
+import type { Clock } from '../clock';
+import type { Config } from '../config';
+import {
+  allInstanceRows,
+  deleteInstanceRow,
+  DuplicateInstanceNameError,
+  findInstance,
+  findInstanceRow,
+  insertInstance,
+  instanceNameTaken,
+  updateInstanceRow,
+  type InstanceChange,
+  type InstanceRow,
+} from '../db/instances';
+import type { Db } from '../db/schema';
+import type { Engine, EngineHealth, InstanceRuntime } from '../engines/engine';
+import { EngineError } from '../engines/processRunner';
+import type { Audience, EventBus } from '../hub/bus';
+import { hubGroupNames } from '../hub/methods';
+import { HttpProblem, validationProblem } from '../http/problems';
+import type { LogService } from '../logs/logService';
+import { engineCanReach } from './reach';
+import { PortAllocator } from './ports';
+import { latestRevision, listRevisions, recordRevision, revisionParameters } from './revisions';
+
+export interface InstanceServiceDeps {
+  db: Db;
+  bus: EventBus;
+  clock: Clock;
+  config: Config;
+  logs: LogService;
+  engines: Record<InstanceType, Engine>;
+}
+
+export interface CreateInput {
+  name: string;
+  type: InstanceType;
+  groupId: string | null;
+  description: string;
+  parameters: Record<string, string>;
+}
+
+const stoppedHealth: Health = { level: 'good', checks: [{ name: 'process', level: 'good', message: 'stopped on request' }] };
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Why a probe says the instance is not serving, in one line. */
+function failingChecks(health: EngineHealth): string {
+  return health.checks.filter((c) => c.level === 'error').map((c) => `${c.name}: ${c.message}`).join('; ') || 'not answering';
+}
+
+/**
+ * Runs instances (DESIGN §5): creates them through their engine, keeps desired state in the store,
+ * runs one operation per instance at a time, probes health, and reconciles after a server start.
+ * Every change goes out through the event bus. Server shutdown leaves instances running.
+ */
+export class InstanceService {
+  private readonly busy = new Map<string, Promise<void>>();
+  private readonly ports: PortAllocator;
+  private probeTimer: NodeJS.Timeout | null = null;
+  private probing: Promise<void> | null = null;
+  private closed = false;
+  readonly instancesDir: string;
+
+  constructor(private readonly deps: InstanceServiceDeps) {
+    this.instancesDir = path.join(deps.config.dataDir, 'instances');
+    this.ports = new PortAllocator(deps.db, deps.config.instancePorts ?? { from: 15400, to: 15999 });
+  }
+
+  engine(type: InstanceType): Engine {
+    return this.deps.engines[type];
+  }
+
+  runtime(row: Pick<InstanceRow, 'id' | 'port' | 'peer_port'>): InstanceRuntime {
+    return { id: row.id, dir: path.join(this.instancesDir, row.id), port: row.port, peerPort: row.peer_port ?? undefined };
+  }
+
+  // ---- Names ----
+
+  async nameProblem(name: string): Promise<string | null> {
+    const local = instanceNameProblem(name);
+    if (local) return local;
+    return (await instanceNameTaken(this.deps.db, name)) ? `An instance named ${name} already exists.` : null;
+  }
+
+  // ---- Create and clone ----
+
+  async create(input: CreateInput, author: string | null): Promise<Instance> {
+    const nameProblem = await this.nameProblem(input.name);
+    if (nameProblem) throw validationProblem({ name: [nameProblem] });
+    const engine = this.engine(input.type);
+    await this.ensureUsable(engine);
+    if (Object.keys(input.parameters).length > 0) {
+      const errors = await this.checkInitialParameters(engine, input.parameters);
+      if (Object.keys(errors).length > 0) throw validationProblem(errors);
+    }
+    const id = randomUUID();
+    const instance = await this.insert(id, input, author, 'create');
+    this.launch(id, 'create', async (row, rt) => {
+      await engine.initialize(rt, input.parameters);
+      await this.change(id, { status: 'stopped', status_reason: null, engine_version: await engine.version() });
+      if (Object.keys(input.parameters).length > 0) {
+        await recordRevision(this.deps.db, id, author, this.deps.clock(), input.parameters, {});
+      }
+      await this.startEngine(row, rt, engine);
+      return null;
+    });
+    return instance;
+  }
+
+  async clone(sourceId: string, input: { name: string; description?: string }, author: string | null): Promise<Instance> {
+    const source = await this.requireRow(sourceId);
+    if (source.status === 'unInitialized') throw new HttpProblem(409, 'The instance has no data yet: nothing to clone.');
+    const nameProblem = await this.nameProblem(input.name);
+    if (nameProblem) throw validationProblem({ name: [nameProblem] });
+    const engine = this.engine(source.type);
+    await this.ensureUsable(engine);
+    this.claim(sourceId);
+    const id = randomUUID();
+    let instance: Instance;
+    try {
+      instance = await this.insert(
+        id,
+        {
+          name: input.name,
+          type: source.type,
+          groupId: source.group_id,
+          description: input.description ?? `Clone of ${source.name}`,
+          parameters: {},
+        },
+        author,
+        'clone',
+      );
+    } catch (error) {
+      this.busy.delete(sourceId);
+      throw error;
+    }
+    await this.change(sourceId, { operation_kind: 'clone', operation_started_at: this.deps.clock().toISOString() });
+    await this.publishInstance('InstanceUpdated', sourceId);
+    const copied = (async () => {
+      try {
+        await engine.clone(this.runtime(source), this.runtime({ id, port: instance.port, peer_port: (await this.requireRow(id)).peer_port }));
+      } finally {
+        await this.change(sourceId, { operation_kind: null, operation_started_at: null });
+        this.busy.delete(sourceId);
+        await this.publishInstance('InstanceUpdated', sourceId);
+      }
+    })();
+    this.launch(id, 'clone', async (row, rt) => {
+      await copied;
+      const saved = await revisionParameters(this.deps.db, sourceId);
+      if (Object.keys(saved).length > 0) await recordRevision(this.deps.db, id, author, this.deps.clock(), saved, {});
+      await this.change(id, { status: 'stopped', status_reason: null, engine_version: source.engine_version });
+      await this.startEngine(row, rt, engine);
+      return `cloned from ${source.name}`;
+    });
+    return instance;
+  }
+
+  private async insert(id: string, input: CreateInput, author: string | null, kind: OperationKind): Promise<Instance> {
+    const now = this.deps.clock().toISOString();
+    await this.ports.withPorts(input.type === 'etcd' ? 2 : 1, async ([port, peerPort]) => {
+      try {
+        await insertInstance(this.deps.db, {
+          id,
+          name: input.name,
+          type: input.type,
+          status: 'unInitialized',
+          desired_state: 'running',
+          status_reason: null,
+          health_level: 'good',
+          health_checks: '[]',
+          group_id: input.groupId,
+          engine_version: null,
+          port,
+          peer_port: peerPort ?? null,
+          description: input.description,
+          created_at: now,
+          created_by: author,
+          last_backup_at: null,
+          operation_kind: kind,
+          operation_started_at: now,
+        });
+      } catch (error) {
+        if (error instanceof DuplicateInstanceNameError) throw validationProblem({ name: [error.message] });
+        throw error;
+      }
+    });
+    const instance = (await findInstance(this.deps.db, id))!;
+    await this.publishInstance('InstanceCreated', id, instance);
+    return instance;
+  }
+
+  private async ensureUsable(engine: Engine) {
+    const missing = await engine.unavailable();
+    if (missing) throw new HttpProblem(503, missing, { title: 'Engine not installed' });
+    const unreachable = engineCanReach(this.instancesDir);
+    if (unreachable) throw new HttpProblem(503, unreachable, { title: 'Instance folder not reachable' });
+  }
+
+  private async checkInitialParameters(engine: Engine, parameters: Record<string, string>): Promise<Record<string, string[]>> {
+    const probe: InstanceRuntime = { id: 'new', dir: path.join(this.instancesDir, '.not-created'), port: 0 };
+    try {
+      return await engine.validate(probe, parameters);
+    } catch {
+      // No instance of this release ever ran: names are checked now, values when it starts.
+      const errors: Record<string, string[]> = {};
+      for (const name of Object.keys(parameters)) {
+        if (!/^[a-z][a-z0-9_.-]*$/.test(name)) errors[name] = [`${name} is not a parameter name.`];
+      }
+      return errors;
+    }
+  }
+
+  // ---- Lifecycle operations ----
+
+  async start(id: string): Promise<Instance> {
+    await this.requireRow(id);
+    return this.operate(id, 'start', { desired_state: 'running' }, async (row, rt, engine) => {
+      if (row.status === 'unInitialized') {
+        await engine.initialize(rt, await revisionParameters(this.deps.db, id));
+        await this.change(id, { engine_version: await engine.version() });
+      }
+      await this.startEngine(row, rt, engine);
+      return null;
+    });
+  }
+
+  async stop(id: string): Promise<Instance> {
+    const row = await this.requireRow(id);
+    if (row.status === 'unInitialized') throw new HttpProblem(409, 'The instance was never initialized: there is nothing to stop.');
+    return this.operate(id, 'stop', { desired_state: 'stopped' }, async (_row, rt, engine) => {
+      await engine.stop(rt);
+      await this.settle(id, 'stopped', null, stoppedHealth);
+      return null;
+    });
+  }
+
+  async restart(id: string): Promise<Instance> {
+    const row = await this.requireRow(id);
+    if (row.status === 'unInitialized') throw new HttpProblem(409, 'The instance was never initialized: start it instead.');
+    return this.operate(id, 'restart', { desired_state: 'running' }, async (current, rt, engine) => {
+      if (engine.pid(rt) === null) await this.startEngine(current, rt, engine);
+      else {
+        await engine.restart(rt);
+        await this.probeInto(current, rt, engine);
+      }
+      return null;
+    });
+  }
+
+  async reload(id: string): Promise<Instance> {
+    const row = await this.requireRow(id);
+    if (row.status !== 'running') throw new HttpProblem(409, `The instance is ${row.status}: only a running instance reloads its configuration.`);
+    return this.operate(id, 'reload', {}, async (current, rt, engine) => {
+      const report = await engine.reload(rt);
+      await this.probeInto(current, rt, engine);
+      return reloadDetail(report.errors, report.pendingRestart);
+    });
+  }
+
+  /** Restarts onto the newest installed engine release (the same binaries path: a minor update). */
+  async update(id: string): Promise<Instance> {
+    const row = await this.requireRow(id);
+    if (row.status === 'unInitialized') throw new HttpProblem(409, 'The instance was never initialized: there is nothing to update.');
+    return this.operate(id, 'update', {}, async (current, rt, engine) => {
+      const latest = await engine.version();
+      if (engine.pid(rt) !== null) {
+        await engine.restart(rt);
+        await this.probeInto(current, rt, engine);
+      }
+      await this.change(id, { engine_version: latest });
+      return `now on ${latest}`;
+    });
+  }
+
+  async delete(id: string, force: boolean): Promise<{ id: string; backups: string }> {
+    const row = await this.requireRow(id);
+    const engine = this.engine(row.type);
+    const rt = this.runtime(row);
+    if (engine.pid(rt) !== null && !force) {
+      throw new HttpProblem(409, `${row.name} is running: stop it first, or delete with force to stop and delete it.`);
+    }
+    this.claim(id);
+    try {
+      await this.change(id, { operation_kind: 'delete', operation_started_at: this.deps.clock().toISOString() });
+      await this.publishInstance('InstanceUpdated', id);
+      this.deps.logs.untail(id);
+      if (engine.pid(rt) !== null) await engine.stop(rt);
+      if (fs.existsSync(rt.dir)) await engine.remove(rt);
+      const audience = await this.audience(row);
+      await deleteInstanceRow(this.deps.db, id);
+      this.deps.bus.publish({ event: 'InstanceDeleted', payload: { id }, audience });
+      await this.deps.logs.write({
+        level: 'information',
+        instanceId: null,
+        handler: 'supervisor',
+        message: `Instance ${row.name} (${row.type}) deleted with its data folder.`,
+      });
+    } catch (error) {
+      await this.change(id, { operation_kind: null, operation_started_at: null }).catch(() => undefined);
+      throw error instanceof EngineError ? new HttpProblem(409, error.message) : error;
+    } finally {
+      this.busy.delete(id);
+    }
+    return { id, backups: 'The instance had no backups in Warden; its data folder was removed.' };
+  }
+
+  // ---- Configuration ----
+
+  async configuration(id: string): Promise<InstanceConfig> {
+    const row = await this.requireRow(id);
+    if (row.status === 'unInitialized') throw new HttpProblem(409, 'The instance is not initialized yet: its configuration does not exist.');
+    const rt = this.runtime(row);
+    const engine = this.engine(row.type);
+    try {
+      const parameters = await engine.parameters(rt);
+      const pendingRestart = row.health_checks.includes('pending restart')
+        ? (JSON.parse(row.health_checks) as Health['checks'])
+            .filter((c) => c.name === 'pending restart')
+            .flatMap((c) => c.message.replace(/^waiting for a restart: /, '').split(', '))
+        : [];
+      return { revision: (await latestRevision(this.deps.db, id))?.revision ?? 0, parameters, pendingRestart };
+    } catch (error) {
+      if (error instanceof EngineError) throw new HttpProblem(409, error.message);
+      throw error;
+    }
+  }
+
+  /**
+   * Validates the changes against the engine's parameter metadata, saves them as a revision and
+   * applies them: a reload for reload-only changes, a restart (as an operation) when asked.
+   */
+  async configure(
+    id: string,
+    changes: Record<string, string>,
+    apply: 'none' | 'reload' | 'restart',
+    author: string | null,
+  ): Promise<UpdateConfigResponse> {
+    const row = await this.requireRow(id);
+    if (row.status === 'unInitialized') throw new HttpProblem(409, 'The instance is not initialized yet: wait for it to be created.');
+    if (Object.keys(changes).length === 0) throw validationProblem({ parameters: ['Name at least one parameter to change.'] });
+    const engine = this.engine(row.type);
+    const rt = this.runtime(row);
+    this.claim(id);
+    let result: { reload: string[]; restart: string[] };
+    let revision: number;
+    try {
+      let errors: Record<string, string[]>;
+      try {
+        errors = await engine.validate(rt, changes);
+      } catch (error) {
+        throw error instanceof EngineError ? new HttpProblem(409, error.message) : error;
+      }
+      if (Object.keys(errors).length > 0) throw validationProblem(errors);
+      // The previous value as the console saved it (with its unit), else the engine's current setting.
+      const saved = await revisionParameters(this.deps.db, id);
+      const before = new Map((await engine.parameters(rt)).map((p) => [p.name, saved[p.name] ?? p.value]));
+      result = await engine.apply(rt, changes);
+      const diff: ConfigChange[] = Object.entries(changes).map(([name, to]) => ({ name, from: before.get(name) ?? null, to }));
+      revision = await recordRevision(this.deps.db, id, author, this.deps.clock(), changes, Object.fromEntries(diff.map((d) => [d.name, d.from])));
+      await this.deps.logs.write({
+        level: 'information',
+        instanceId: id,
+        handler: 'config',
+        message: `Revision ${revision} saved: ${diff.map((d) => `${d.name} ${d.from ?? '(unset)'} → ${d.to}`).join(', ')}`,
+        properties: { revision, author },
+      });
+    } finally {
+      this.busy.delete(id);
+    }
+    const running = engine.pid(rt) !== null;
+    if (apply === 'restart' && running) {
+      await this.restart(id);
+      return { revision, ...result, applied: 'restarting' };
+    }
+    // A reload applies reload-only changes and makes pg mark the others pending_restart.
+    if (apply !== 'none' && running && row.type === 'pg') {
+      const report = await engine.reload(rt);
+      await this.probeInto(row, rt, engine);
+      if (report.errors.length > 0) {
+        throw validationProblem(Object.fromEntries(report.errors.map((e) => [e.name, [e.message]])));
+      }
+      return { revision, ...result, applied: 'reloaded' };
+    }
+    await this.refresh(id);
+    return { revision, ...result, applied: 'none' };
+  }
+
+  async restoreRevision(id: string, revision: number, apply: 'none' | 'reload' | 'restart', author: string | null) {
+    const row = await this.requireRow(id);
+    const target = await revisionParameters(this.deps.db, id, revision);
+    if (target === null) throw new HttpProblem(404, `The instance has no configuration revision ${revision}.`);
+    const current = await revisionParameters(this.deps.db, id);
+    const engine = this.engine(row.type);
+    let defaults: Map<string, string | null>;
+    try {
+      defaults = new Map((await engine.parameters(this.runtime(row))).map((p) => [p.name, p.default]));
+    } catch (error) {
+      throw error instanceof EngineError ? new HttpProblem(409, error.message) : error;
+    }
+    const changes: Record<string, string> = { ...target };
+    // What was set after that revision goes back to its default.
+    for (const name of Object.keys(current)) {
+      if (!(name in target)) changes[name] = defaults.get(name) ?? '';
+    }
+    for (const [name, value] of Object.entries(changes)) if (current[name] === value) delete changes[name];
+    if (Object.keys(changes).length === 0) throw new HttpProblem(409, `The configuration already matches revision ${revision}.`);
+    return this.configure(id, changes, apply, author);
+  }
+
+  revisions(id: string, page: number, pageSize: number) {
+    return listRevisions(this.deps.db, id, { page, pageSize });
+  }
+
+  // ---- Supervision ----
+
+  /**
+   * After a server start: operations cut off by the stop are cleared, running instances are adopted
+   * as they are (never restarted), instances that should run and do not are started.
+   */
+  async reconcile(): Promise<void> {
+    for (const row of await allInstanceRows(this.deps.db)) {
+      if (row.operation_kind) await this.change(row.id, { operation_kind: null, operation_started_at: null });
+      const engine = this.engine(row.type);
+      const rt = this.runtime(row);
+      if (row.status === 'unInitialized') {
+        if (row.operation_kind) {
+          await this.change(row.id, { status_reason: 'Initialization was interrupted by a server stop: start the instance to try again.' });
+        }
+        continue;
+      }
+      this.deps.logs.tail(row.id, engine.logDir(rt), row.type);
+      if (engine.pid(rt) !== null || row.desired_state === 'stopped') {
+        await this.refresh(row.id);
+      } else {
+        this.launch(row.id, 'start', async (current) => {
+          await this.startEngine(current, rt, engine);
+          return 'started after a server start';
+        });
+      }
+    }
+  }
+
+  /** Reconciles, then probes every instance each `probeIntervalMs` and tails their logs. */
+  async startSupervision(): Promise<void> {
+    await this.reconcile();
+    this.deps.logs.start();
+    const interval = this.deps.config.probeIntervalMs ?? 5000;
+    this.probeTimer = setInterval(() => void this.probeAll(), interval);
+    this.probeTimer.unref();
+  }
+
+  probeAll(): Promise<void> {
+    this.probing ??= (async () => {
+      for (const row of await allInstanceRows(this.deps.db)) {
+        if (this.closed) return;
+        if (!this.busy.has(row.id) && !row.operation_kind) await this.refresh(row.id).catch(() => undefined);
+      }
+    })().finally(() => {
+      this.probing = null;
+    });
+    return this.probing;
+  }
+
+  /** Stops probing and waits (a while) for running operations; the instances keep running. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.probeTimer) clearInterval(this.probeTimer);
+    const pending = Promise.allSettled([...this.busy.values(), this.probing]);
+    await Promise.race([pending, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+    await this.deps.logs.stop();
+  }
+
+  /** Resolves when no operation runs: tests and benchmarks wait on it. */
+  async idle(): Promise<void> {
+    while (this.busy.size > 0) await Promise.allSettled([...this.busy.values()]);
+  }
+
+  /** Probes one instance and records its status and health; answers the new status. */
+  async refresh(id: string): Promise<InstanceStatus | undefined> {
+    const row = await findInstanceRow(this.deps.db, id);
+    if (!row || row.status === 'unInitialized') return row?.status;
+    return this.probeInto(row, this.runtime(row), this.engine(row.type));
+  }
+
+  // ---- Internals ----
+
+  private async requireRow(id: string): Promise<InstanceRow> {
+    const row = await findInstanceRow(this.deps.db, id);
+    if (!row) throw new HttpProblem(404, `No instance has the id ${id}.`);
+    return row;
+  }
+
+  private claim(id: string) {
+    if (this.busy.has(id)) throw new HttpProblem(409, 'Another operation is running on this instance: wait for it to finish.');
+    this.busy.set(id, Promise.resolve());
+  }
+
+  private async operate(
+    id: string,
+    kind: OperationKind,
+    change: InstanceChange,
+    work: (row: InstanceRow, rt: InstanceRuntime, engine: Engine) => Promise<string | null>,
+  ): Promise<Instance> {
+    this.claim(id);
+    await this.change(id, { ...change, operation_kind: kind, operation_started_at: this.deps.clock().toISOString() });
+    await this.publishInstance('InstanceUpdated', id);
+    this.launch(id, kind, (row, rt) => work(row, rt, this.engine(row.type)), { claimed: true });
+    return (await findInstance(this.deps.db, id))!;
+  }
+
+  /** Runs an operation in the background; its end clears the operation and tells everyone how it went. */
+  private launch(
+    id: string,
+    kind: OperationKind,
+    work: (row: InstanceRow, rt: InstanceRuntime) => Promise<string | null>,
+    options: { claimed?: boolean } = {},
+  ) {
+    if (!options.claimed && this.busy.has(id) && kind !== 'create' && kind !== 'clone') {
+      throw new HttpProblem(409, 'Another operation is running on this instance: wait for it to finish.');
+    }
+    const done = (async () => {
+      let error: string | null = null;
+      let detail: string | null = null;
+      const row = await this.requireRow(id);
+      try {
+        detail = await work(row, this.runtime(row));
+      } catch (failure) {
+        error = message(failure);
+        const current = await findInstanceRow(this.deps.db, id);
+        if (current) {
+          const status: InstanceStatus =
+            current.status === 'unInitialized'
+              ? 'unInitialized'
+              : this.engine(current.type).pid(this.runtime(current)) !== null
+                ? 'running'
+                : current.desired_state === 'running'
+                  ? 'offline'
+                  : 'stopped';
+          await this.settle(id, status, error, { level: 'error', checks: [{ name: kind, level: 'error', message: error }] });
+        }
+      }
+      if (!(await findInstanceRow(this.deps.db, id))) return;
+      await this.change(id, { operation_kind: null, operation_started_at: null });
+      await this.publishInstance('InstanceUpdated', id);
+      const row2 = await this.requireRow(id);
+      const payload: OperationCompletedPayload = { instanceId: id, kind, ok: error === null, error, detail };
+      this.deps.bus.publish({ event: 'OperationCompleted', payload, audience: await this.audience(row2) });
+      await this.deps.logs.write({
+        level: error ? 'error' : 'information',
+        instanceId: id,
+        handler: 'supervisor',
+        message: error ? `${kind} failed: ${error}` : `${kind} finished${detail ? `: ${detail}` : ''}`,
+        properties: { operation: kind },
+      });
+    })()
+      .catch(() => undefined)
+      .finally(() => this.busy.delete(id));
+    this.busy.set(id, done);
+  }
+
+  private async startEngine(row: InstanceRow, rt: InstanceRuntime, engine: Engine) {
+    this.deps.logs.tail(row.id, engine.logDir(rt), row.type);
+    await engine.start(rt);
+    await this.probeInto(row, rt, engine);
+  }
+
+  private async probeInto(row: InstanceRow, rt: InstanceRuntime, engine: Engine): Promise<InstanceStatus> {
+    const current = (await findInstanceRow(this.deps.db, row.id)) ?? row;
+    const health = await engine.probe(rt);
+    let status: InstanceStatus;
+    let reason: string | null = null;
+    let shown: Health = { level: health.level, checks: health.checks };
+    if (health.running) status = 'running';
+    else if (current.desired_state === 'running') {
+      status = 'offline';
+      reason = failingChecks(health);
+    } else if (engine.pid(rt) !== null) status = 'running';
+    else {
+      status = 'stopped';
+      shown = stoppedHealth;
+    }
+    await this.settle(row.id, status, reason, shown);
+    return status;
+  }
+
+  /** Records status and health; publishes InstanceStatusChanged when either changed. */
+  private async settle(id: string, status: InstanceStatus, reason: string | null, health: Health) {
+    const row = await findInstanceRow(this.deps.db, id);
+    if (!row) return;
+    const checks = JSON.stringify(health.checks);
+    if (row.status === status && row.status_reason === reason && row.health_level === health.level && row.health_checks === checks) return;
+    await this.change(id, { status, status_reason: reason, health_level: health.level, health_checks: checks });
+    const payload: InstanceStatusChangedPayload = { id, status, previousStatus: row.status, statusReason: reason, health };
+    this.deps.bus.publish({ event: 'InstanceStatusChanged', payload, audience: await this.audience(row) });
+    if (row.status !== status) {
+      await this.deps.logs.write({
+        level: status === 'offline' ? 'warning' : 'information',
+        instanceId: id,
+        handler: 'supervisor',
+        message: `Status ${row.status} → ${status}${reason ? `: ${reason}` : ''}`,
+      });
+    }
+  }
+
+  private change(id: string, change: InstanceChange) {
+    return updateInstanceRow(this.deps.db, id, change);
+  }
+
+  /** List-level and instance-level listeners who may see this instance: admins and its group's members. */
+  private async audience(row: Pick<InstanceRow, 'id' | 'group_id'>): Promise<Audience> {
+    const members = row.group_id
+      ? (await this.deps.db.selectFrom('group_members').select('user_id').where('group_id', '=', row.group_id).execute()).map(
+          (m) => m.user_id,
+        )
+      : [];
+    return { kind: 'scoped', groups: [hubGroupNames.instances, hubGroupNames.instance(row.id)], userIds: members };
+  }
+
+  async publishInstance(event: 'InstanceCreated' | 'InstanceUpdated', id: string, known?: Instance) {
+    const instance = known ?? (await findInstance(this.deps.db, id));
+    if (!instance) return;
+    this.deps.bus.publish({ event, payload: { instance }, audience: await this.audience({ id, group_id: instance.groupId }) });
+  }
+}
+
+function reloadDetail(errors: { name: string; message: string }[], pending: string[]): string {
+  const parts = ['configuration reloaded'];
+  if (errors.length > 0) parts.push(`refused: ${errors.map((e) => `${e.name} (${e.message})`).join(', ')}`);
+  if (pending.length > 0) parts.push(`waiting for a restart: ${pending.join(', ')}`);
+  return parts.join('; ');
+}

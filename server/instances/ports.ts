@@ -1,0 +1,50 @@
+import net from 'node:net';
+import { portsInUse } from '../db/instances';
+import type { Db } from '../db/schema';
+
+/** Whether nothing listens on this loopback port right now. */
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * Hands out loopback ports from WARDEN_INSTANCE_PORTS: the lowest ones no instance holds and
+ * nothing else listens on. Allocation and the insert that records it run one at a time, so two
+ * creations never get the same port.
+ */
+export class PortAllocator {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly db: Db,
+    private readonly range: { from: number; to: number },
+  ) {}
+
+  withPorts<T>(count: number, use: (ports: number[]) => Promise<T>): Promise<T> {
+    const next = this.queue.then(async () => use(await this.pick(count)));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async pick(count: number): Promise<number[]> {
+    const taken = await portsInUse(this.db);
+    const picked: number[] = [];
+    for (let port = this.range.from; port <= this.range.to && picked.length < count; port++) {
+      if (!taken.has(port) && (await portIsFree(port))) picked.push(port);
+    }
+    if (picked.length < count) {
+      throw new PortsExhaustedError(this.range);
+    }
+    return picked;
+  }
+}
+
+export class PortsExhaustedError extends Error {
+  constructor(range: { from: number; to: number }) {
+    super(`No free port is left in WARDEN_INSTANCE_PORTS (${range.from}-${range.to}): widen the range or delete unused instances.`);
+  }
+}

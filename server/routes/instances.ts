@@ -1,0 +1,432 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import {
+  CloneRequest,
+  ConfigRevision,
+  ConnectionInfo,
+  ConnectionSecret,
+  CreateInstanceRequest,
+  DeleteInstanceQuery,
+  DeleteInstanceResponse,
+  GraphsQuery,
+  GraphsResponse,
+  Instance,
+  InstanceConfig,
+  InstancesQuery,
+  IsLatestResponse,
+  UpdatableInstance,
+  UpdateConfigRequest,
+  UpdateConfigResponse,
+  UpdateInstanceRequest,
+  ValidateNameRequest,
+  ValidateNameResponse,
+  instanceSortFields,
+} from '../../contracts/instances';
+import { LogsPage, LogsQuery, type LogLevel } from '../../contracts/logs';
+import { Page, PageQuery } from '../../contracts/page';
+import { Problem } from '../../contracts/problem';
+import { hasRole } from '../../contracts/roles';
+import { audited } from '../authz/audited';
+import type { Authorization } from '../authz/authorization';
+import type { AppContext } from '../context';
+import { findGroup } from '../db/groups';
+import { findInstance, findInstanceRow, listInstances, updateInstanceRow } from '../db/instances';
+import { queryLogs, uniqueHandlers } from '../db/logs';
+import { pageWindow, sortKeys } from '../db/paging';
+import { findById } from '../db/users';
+import { pgSuperuserPassword } from '../engines/pg';
+import { principalOf } from '../http/auth';
+import { HttpProblem, validationProblem } from '../http/problems';
+import { creationGraph } from '../instances/graphs';
+import type { InstanceService } from '../instances/instanceService';
+
+const tags = ['instances'];
+const id = Type.String({ minLength: 1, maxLength: 64 });
+const IdParams = Type.Object({ id }, { additionalProperties: false });
+const RevisionParams = Type.Object({ id, revision: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
+const ListQuery = Type.Object(
+  { ...InstancesQuery.properties, sort: Type.Optional(Type.Enum(sortKeys(instanceSortFields))) },
+  { additionalProperties: false },
+);
+const RevisionsQuery = Type.Object(
+  { page: PageQuery.properties.page, pageSize: PageQuery.properties.pageSize },
+  { additionalProperties: false },
+);
+const RestoreRequest = Type.Object({ apply: UpdateConfigRequest.properties.apply }, { additionalProperties: false });
+const EmptyBody = Type.Optional(Type.Object({}, { additionalProperties: false }));
+const accepted = { 202: Instance, 404: Problem, 409: Problem };
+
+/** /instances (SPEC §7, DESIGN §5, §10): every call scoped by the one authorization layer. */
+export const instanceRoutes: FastifyPluginAsyncTypebox<{
+  ctx: AppContext;
+  authz: Authorization;
+  service: InstanceService;
+}> = async (app, { ctx, authz, service }) => {
+  /** The instance if the caller may see it; otherwise 404, so outsiders cannot tell hidden from absent. */
+  const visible = async (request: FastifyRequest, instanceId: string) => {
+    const instance = (await authz.canSeeInstance(principalOf(request), instanceId)) ? await findInstance(ctx.db, instanceId) : undefined;
+    if (!instance) throw new HttpProblem(404, `No instance has the id ${instanceId}.`);
+    return instance;
+  };
+
+  const authorEmail = async (request: FastifyRequest) => (await findById(ctx.db, principalOf(request).userId))?.email ?? null;
+
+  /** A regular user creates into one of their groups; an admin into any group or none. */
+  const checkGroup = async (request: FastifyRequest, groupId: string | null | undefined) => {
+    const principal = principalOf(request);
+    if (groupId === null || groupId === undefined) {
+      if (!hasRole(principal, 'admin')) throw validationProblem({ groupId: ['Choose one of your groups for the instance.'] });
+      return null;
+    }
+    if (!(await authz.canSeeGroup(principal, groupId)) || !(await findGroup(ctx.db, groupId))) {
+      throw validationProblem({ groupId: [`No group has the id ${groupId}.`] });
+    }
+    return groupId;
+  };
+
+  app.get(
+    '',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Instances the caller may see, paged, sorted and filtered (search matches name and description)',
+        querystring: ListQuery,
+        response: { 200: Page(Instance), 400: Problem },
+      },
+    },
+    async (request) => {
+      const { search, sort, type, status, health, groupId } = request.query;
+      return listInstances(ctx.db, {
+        ...pageWindow(request.query),
+        search,
+        sort,
+        type,
+        status,
+        health,
+        groupId,
+        visibleGroupIds: await authz.visibleGroupIds(principalOf(request)),
+      });
+    },
+  );
+
+  app.post(
+    '',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Create an instance: 202, then it initializes and starts (InstanceUpdated / OperationCompleted)',
+        body: CreateInstanceRequest,
+        response: { 202: Instance, 400: Problem, 503: Problem },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const instance = await audited(ctx, request, { action: 'instances.create', target: body.name }, async (note) => {
+        const groupId = await checkGroup(request, body.groupId);
+        const created = await service.create(
+          { name: body.name, type: body.type, groupId, description: body.description ?? '', parameters: body.parameters ?? {} },
+          await authorEmail(request),
+        );
+        note.target = created.id;
+        note.detail = { name: created.name, type: created.type, groupId };
+        return created;
+      });
+      return reply.code(202).send(instance);
+    },
+  );
+
+  app.post(
+    '/validate-name',
+    {
+      config: { access: 'user' },
+      schema: { tags, summary: 'Whether a name may be used for a new instance, and why not', body: ValidateNameRequest, response: { 200: ValidateNameResponse } },
+    },
+    async (request) => {
+      const reason = await service.nameProblem(request.body.name);
+      return reason ? { valid: false, reason } : { valid: true };
+    },
+  );
+
+  app.get(
+    '/graphs',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Instance creations per day, week or month over a range, by type, with the cumulative count',
+        querystring: GraphsQuery,
+        response: { 200: GraphsResponse, 400: Problem },
+      },
+    },
+    async (request) => {
+      const { from, to, bucket = 'day', type } = request.query;
+      if (from > to) throw validationProblem({ to: ['must not be before from'] });
+      return creationGraph(ctx.db, { from, to, bucket, type });
+    },
+  );
+
+  app.get(
+    '/updatable',
+    {
+      config: { access: 'user' },
+      schema: { tags, summary: 'Instances the caller may see that run an older engine release than the installed one', response: { 200: Type.Array(UpdatableInstance) } },
+    },
+    async (request) => {
+      const visibleGroupIds = await authz.visibleGroupIds(principalOf(request));
+      const result = [];
+      for (const type of ['pg', 'etcd'] as const) {
+        const engine = service.engine(type);
+        if (await engine.unavailable()) continue;
+        const latestVersion = await engine.version();
+        const page = await listInstances(ctx.db, { page: 1, pageSize: 10_000, type, visibleGroupIds, sort: 'name' });
+        for (const instance of page.items) {
+          if (instance.engineVersion !== null && instance.engineVersion !== latestVersion) result.push({ instance, latestVersion });
+        }
+      }
+      return result;
+    },
+  );
+
+  app.get(
+    '/:id',
+    { config: { access: 'user' }, schema: { tags, summary: 'One instance', params: IdParams, response: { 200: Instance, 404: Problem } } },
+    async (request) => visible(request, request.params.id),
+  );
+
+  app.put(
+    '/:id',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: "Change an instance's description, or (admins) move it to another group or none",
+        params: IdParams,
+        body: UpdateInstanceRequest,
+        response: { 200: Instance, 400: Problem, 403: Problem, 404: Problem },
+      },
+    },
+    async (request) => {
+      const instanceId = request.params.id;
+      await visible(request, instanceId);
+      const { description, groupId } = request.body;
+      await audited(ctx, request, { action: 'instances.update', target: instanceId, detail: { ...request.body } }, async () => {
+        if (groupId !== undefined) {
+          if (!hasRole(principalOf(request), 'admin')) throw new HttpProblem(403, 'Only admins move instances between groups.');
+          await checkGroup(request, groupId);
+        }
+        await updateInstanceRow(ctx.db, instanceId, {
+          ...(description !== undefined && { description }),
+          ...(groupId !== undefined && { group_id: groupId }),
+        });
+      });
+      await service.publishInstance('InstanceUpdated', instanceId);
+      return (await findInstance(ctx.db, instanceId))!;
+    },
+  );
+
+  app.delete(
+    '/:id',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Delete an instance and its data folder; a running one needs ?force=true (it is stopped first)',
+        params: IdParams,
+        querystring: DeleteInstanceQuery,
+        response: { 200: DeleteInstanceResponse, 404: Problem, 409: Problem },
+      },
+    },
+    async (request) => {
+      const instance = await visible(request, request.params.id);
+      return audited(ctx, request, { action: 'instances.delete', target: instance.id, detail: { name: instance.name, force: request.query.force ?? false } }, () =>
+        service.delete(instance.id, request.query.force ?? false),
+      );
+    },
+  );
+
+  const operation = (path: string, kind: 'start' | 'stop' | 'restart' | 'reload' | 'update', summary: string) =>
+    app.post(
+      `/:id/${path}`,
+      { config: { access: 'user' }, schema: { tags, summary, params: IdParams, body: EmptyBody, response: accepted } },
+      async (request, reply) => {
+        const instance = await visible(request, request.params.id);
+        const result = await audited(ctx, request, { action: `instances.${kind}`, target: instance.id, detail: { name: instance.name } }, () =>
+          service[kind](instance.id),
+        );
+        return reply.code(202).send(result);
+      },
+    );
+  operation('start', 'start', 'Start the instance (202; OperationCompleted tells the outcome)');
+  operation('stop', 'stop', 'Stop the instance; it stays stopped across server restarts');
+  operation('restart', 'restart', 'Restart the instance');
+  operation('reload-configuration', 'reload', 'Reload configuration: pg reloads live; etcd restarts with its flags');
+  operation('update', 'update', 'Restart onto the newest installed engine release');
+
+  app.post(
+    '/:id/clone',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'A new instance (same type and group) from a consistent copy of this one',
+        params: IdParams,
+        body: CloneRequest,
+        response: { 202: Instance, 400: Problem, 404: Problem, 409: Problem, 503: Problem },
+      },
+    },
+    async (request, reply) => {
+      const source = await visible(request, request.params.id);
+      if (request.body.backupId) {
+        throw new HttpProblem(404, `Instance ${source.name} has no backup ${request.body.backupId}.`);
+      }
+      const clone = await audited(ctx, request, { action: 'instances.clone', target: source.id, detail: { name: request.body.name } }, async (note) => {
+        const created = await service.clone(source.id, request.body, await authorEmail(request));
+        note.detail = { ...note.detail, cloneId: created.id };
+        return created;
+      });
+      return reply.code(202).send(clone);
+    },
+  );
+
+  app.get(
+    '/:id/is-latest',
+    { config: { access: 'user' }, schema: { tags, summary: 'Whether the instance runs the newest installed engine release', params: IdParams, response: { 200: IsLatestResponse, 404: Problem } } },
+    async (request) => {
+      const instance = await visible(request, request.params.id);
+      const engine = service.engine(instance.type);
+      const latestVersion = (await engine.unavailable()) ? null : await engine.version();
+      return {
+        latest: latestVersion === null || instance.engineVersion === null || instance.engineVersion === latestVersion,
+        engineVersion: instance.engineVersion,
+        latestVersion,
+      };
+    },
+  );
+
+  app.get(
+    '/:id/connection',
+    { config: { access: 'user' }, schema: { tags, summary: 'How to connect (without the password)', params: IdParams, response: { 200: ConnectionInfo, 404: Problem } } },
+    async (request) => {
+      const instance = await visible(request, request.params.id);
+      if (instance.type === 'pg') {
+        return { host: instance.host, port: instance.port, user: 'postgres', database: 'postgres', uri: `postgresql://postgres@${instance.host}:${instance.port}/postgres` };
+      }
+      return { host: instance.host, port: instance.port, user: null, database: null, uri: `http://${instance.host}:${instance.port}` };
+    },
+  );
+
+  app.post(
+    '/:id/connection/secret',
+    {
+      config: { access: 'admin' },
+      schema: { tags, summary: "The superuser's password (admins only; audited)", params: IdParams, body: EmptyBody, response: { 200: ConnectionSecret, 404: Problem, 409: Problem } },
+    },
+    async (request) => {
+      const instance = await visible(request, request.params.id);
+      return audited(ctx, request, { action: 'instances.connection.secret', target: instance.id, detail: { name: instance.name } }, async () => {
+        const row = (await findInstanceRow(ctx.db, instance.id))!;
+        if (instance.type !== 'pg') throw new HttpProblem(409, 'etcd instances have no password: they listen on loopback without authentication.');
+        try {
+          return { password: pgSuperuserPassword(service.runtime(row)) };
+        } catch {
+          throw new HttpProblem(409, 'The instance is not initialized yet: it has no password.');
+        }
+      });
+    },
+  );
+
+  app.get(
+    '/:id/config',
+    {
+      config: { access: 'user' },
+      schema: { tags, summary: 'Configuration parameters with their metadata and the current revision', params: IdParams, response: { 200: InstanceConfig, 404: Problem, 409: Problem } },
+    },
+    async (request) => service.configuration((await visible(request, request.params.id)).id),
+  );
+
+  app.put(
+    '/:id/config',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Change parameters: checked against the engine, saved as a revision, applied as asked (default reload)',
+        params: IdParams,
+        body: UpdateConfigRequest,
+        response: { 200: UpdateConfigResponse, 400: Problem, 404: Problem, 409: Problem },
+      },
+    },
+    async (request) => {
+      const instance = await visible(request, request.params.id);
+      const { parameters, apply = 'reload' } = request.body;
+      return audited(ctx, request, { action: 'instances.config.update', target: instance.id, detail: { parameters, apply } }, async () =>
+        service.configure(instance.id, parameters, apply, await authorEmail(request)),
+      );
+    },
+  );
+
+  app.get(
+    '/:id/config/revisions',
+    {
+      config: { access: 'user' },
+      schema: { tags, summary: 'Saved configuration revisions, newest first', params: IdParams, querystring: RevisionsQuery, response: { 200: Page(ConfigRevision), 404: Problem } },
+    },
+    async (request) => {
+      const instance = await visible(request, request.params.id);
+      const window = pageWindow(request.query);
+      return service.revisions(instance.id, window.page, window.pageSize);
+    },
+  );
+
+  app.post(
+    '/:id/config/revisions/:revision/restore',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Restore the parameters of a revision (as a new revision)',
+        params: RevisionParams,
+        body: RestoreRequest,
+        response: { 200: UpdateConfigResponse, 400: Problem, 404: Problem, 409: Problem },
+      },
+    },
+    async (request) => {
+      const instance = await visible(request, request.params.id);
+      const { revision } = request.params;
+      return audited(ctx, request, { action: 'instances.config.restore', target: instance.id, detail: { revision } }, async () =>
+        service.restoreRevision(instance.id, revision, request.body.apply ?? 'reload', await authorEmail(request)),
+      );
+    },
+  );
+
+  app.get(
+    '/:id/logs',
+    {
+      config: { access: 'user' },
+      schema: { tags, summary: "The instance's log entries, newest first, paged by cursor", params: IdParams, querystring: LogsQuery, response: { 200: LogsPage, 400: Problem, 404: Problem } },
+    },
+    async (request) => {
+      const instance = await visible(request, request.params.id);
+      const { levels, handler, search, from, to, cursor, limit = 100 } = request.query;
+      return queryLogs(ctx.db, {
+        instanceId: instance.id,
+        levels: levels?.split(',') as LogLevel[] | undefined,
+        handler,
+        search,
+        from: from && new Date(from).toISOString(),
+        to: to && new Date(to).toISOString(),
+        cursor,
+        limit,
+      });
+    },
+  );
+
+  app.get(
+    '/:id/logs/unique-handlers',
+    { config: { access: 'user' }, schema: { tags, summary: "The handlers (sources) of the instance's log entries", params: IdParams, response: { 200: Type.Array(Type.String()), 404: Problem } } },
+    async (request) => uniqueHandlers(ctx.db, (await visible(request, request.params.id)).id),
+  );
+};

@@ -1,0 +1,103 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Instance } from '../../../contracts/instances';
+import { buildApp, type App } from '../../../server/app';
+import { startCookieSession } from '../../../server/auth/sessions';
+import { findInstanceRow, allInstanceRows } from '../../../server/db/instances';
+import { migrateToLatest } from '../../../server/db/migrations';
+import { openDb } from '../../../server/db/open';
+import type { Db } from '../../../server/db/schema';
+import { etcdEngine } from '../../../server/engines/etcd';
+import { pgEngine } from '../../../server/engines/pg';
+import { InProcessBus, type HubEvent } from '../../../server/hub/bus';
+import { addUser, origin, testConfig } from '../helpers';
+
+/**
+ * A server with the real engines over a store file in a fresh data dir the engine user can reach,
+ * signed in as an admin, recording every published event. `restartServer` replaces the server
+ * process's app with a new one over the same store and data dir, as a restart would.
+ */
+export interface InstanceWorld {
+  dataDir: string;
+  db: Db;
+  app(): App;
+  service(): App['instances'];
+  logs(): App['instanceLogs'];
+  call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, cookie?: string): ReturnType<App['inject']>;
+  instance(id: string): Promise<Instance>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  events(name: string): any[];
+  logCount(instanceId: string): Promise<number>;
+  cookieFor(email: string, role?: 'admin' | 'regular'): Promise<string>;
+  restartServer(): Promise<void>;
+  destroy(): Promise<void>;
+}
+
+export async function instanceWorld(): Promise<InstanceWorld> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warden-instances-'));
+  fs.chmodSync(dataDir, 0o711);
+  const db = openDb({ dataDir });
+  await migrateToLatest(db);
+  const config = testConfig({ dataDir, instancePorts: { from: 16400 + Math.floor(Math.random() * 50) * 10, to: 16999 }, probeIntervalMs: 3_600_000, logPollMs: 3_600_000 });
+  const published: HubEvent[] = [];
+  const bus = new InProcessBus();
+  bus.subscribe((event) => published.push(event));
+  const engines = { pg: pgEngine(config.engines, { catalogDir: path.join(dataDir, 'engines') }), etcd: etcdEngine(config.engines) };
+
+  const start = async () => {
+    const app = buildApp(config, { db, bus, engines, logger: false });
+    await app.ready();
+    return app;
+  };
+  let app = await start();
+  const admin = await addUser(db, 'admin@example.com', 'admin');
+  const session = async (userId: string) =>
+    `warden_session=${(await startCookieSession({ db, clock: () => new Date() }, userId, true, { ip: null, userAgent: null })).token}`;
+  const adminCookie = await session(admin.id);
+
+  const call: InstanceWorld['call'] = (method, url, body, cookie = adminCookie) =>
+    app.inject({
+      method,
+      url,
+      headers: { origin, cookie, accept: 'application/json' },
+      ...(body !== undefined && { payload: body as object }),
+    });
+
+  return {
+    dataDir,
+    db,
+    app: () => app,
+    service: () => app.instances,
+    logs: () => app.instanceLogs,
+    call,
+    async instance(id) {
+      const res = await call('GET', `/instances/${id}`);
+      if (res.statusCode !== 200) throw new Error(`GET /instances/${id}: ${res.statusCode} ${res.body}`);
+      return res.json() as Instance;
+    },
+    events: (name) => published.filter((e) => e.event === name).map((e) => e.payload),
+    async logCount(instanceId) {
+      const row = await db.selectFrom('logs').select((eb) => eb.fn.countAll<number>().as('n')).where('instance_id', '=', instanceId).executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    async cookieFor(email, role = 'regular') {
+      return session((await addUser(db, email, role)).id);
+    },
+    async restartServer() {
+      await app.close();
+      app = await start();
+      await app.instances.idle();
+    },
+    async destroy() {
+      await app.close();
+      for (const row of await allInstanceRows(db)) {
+        const current = await findInstanceRow(db, row.id);
+        if (!current) continue;
+        await engines[row.type].stop(app.instances.runtime(current)).catch(() => undefined);
+      }
+      await db.destroy();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
