@@ -86,6 +86,27 @@ describe('the official client against /uihub', () => {
     expect(received).toEqual([{ text: 'hello' }, { text: 'to groups' }]);
   });
 
+  it('delivers a scoped event to the groups’ listeners who are admins or named, and to nobody else', async () => {
+    const alice = await cookieLogin(h, 'alice@example.com');
+    const named = client(alice);
+    const admin = client(await cookieLogin(h, 'root@example.com'));
+    const notJoined = client(alice);
+    const got = { named: [] as unknown[], admin: [] as unknown[], notJoined: [] as unknown[] };
+    named.on('InstanceUpdated', (p) => got.named.push(p));
+    admin.on('InstanceUpdated', (p) => got.admin.push(p));
+    notJoined.on('InstanceUpdated', (p) => got.notJoined.push(p));
+    await Promise.all([named.start(), admin.start(), notJoined.start()]);
+    await named.invoke('JoinInstances');
+    await admin.invoke('JoinInstances');
+    const aliceId = (await h.db.selectFrom('users').select('id').where('email', '=', 'alice@example.com').executeTakeFirstOrThrow()).id;
+
+    bus.publish({ event: 'InstanceUpdated', payload: { n: 1 }, audience: { kind: 'scoped', groups: ['instances'], userIds: [] } });
+    bus.publish({ event: 'InstanceUpdated', payload: { n: 2 }, audience: { kind: 'scoped', groups: ['instances'], userIds: [aliceId] } });
+    await waitFor(() => got.named.length >= 1 && got.admin.length >= 2);
+    await sleep(100);
+    expect(got).toEqual({ named: [{ n: 2 }], admin: [{ n: 1 }, { n: 2 }], notJoined: [] });
+  });
+
   it('rejects an unknown hub method with its name', async () => {
     const connection = client(await cookieLogin(h, 'alice@example.com'));
     await connection.start();
