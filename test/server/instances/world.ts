@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { LightMyRequestResponse } from 'fastify';
 import type { Instance } from '../../../contracts/instances';
 import { buildApp, type App } from '../../../server/app';
 import { startCookieSession } from '../../../server/auth/sessions';
@@ -24,7 +25,7 @@ export interface InstanceWorld {
   app(): App;
   service(): App['instances'];
   logs(): App['instanceLogs'];
-  call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, cookie?: string): ReturnType<App['inject']>;
+  call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, cookie?: string): Promise<LightMyRequestResponse>;
   instance(id: string): Promise<Instance>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   events(name: string): any[];
