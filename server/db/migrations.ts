@@ -152,7 +152,8 @@ const migrations: Record<string, Migration> = {
         .execute();
       await db.schema.createIndex('instances_group_id').on('instances').column('group_id').execute();
       await db.schema.createIndex('instances_created_at').on('instances').column('created_at').execute();
-      await db.schema.createIndex('instances_status').on('instances').column('status').execute();
+      // No index on status: with four values and no statistics, SQLite would read every running instance
+      // through it and sort them all for one page, instead of walking the sort order (bench/instances.ts).
 
       await db.schema
         .createTable('config_revisions')
