@@ -10,6 +10,8 @@ const webTransformIgnorePatterns = [
 ];
 
 const config: Config = {
+  // Screens wait up to 5 s for what they render (test/web/setup.ts); a test may wait several times.
+  testTimeout: 30_000,
   projects: [
     {
       displayName: 'web',

@@ -26,3 +26,6 @@ export function instanceNameProblem(name: string): string | null {
 }
 
 export const instanceSortFields = ['name', 'createdAt', 'status', 'type', 'health'] as const;
+
+export const graphBuckets = ['day', 'week', 'month'] as const;
+export type GraphBucket = (typeof graphBuckets)[number];

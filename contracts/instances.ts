@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { PageQuery } from './page';
 import {
   desiredStates,
+  graphBuckets,
   healthLevels,
   instanceStatuses,
   instanceTypes,
@@ -194,8 +195,6 @@ export const UpdatableInstance = Type.Object({
 });
 export type UpdatableInstance = Static<typeof UpdatableInstance>;
 
-export const graphBuckets = ['day', 'week', 'month'] as const;
-export type GraphBucket = (typeof graphBuckets)[number];
 
 export const GraphsQuery = Type.Object(
   {

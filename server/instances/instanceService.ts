@@ -386,6 +386,9 @@ export class InstanceService {
     } finally {
       this.busy.delete(id);
     }
+    // Whoever looks at this instance's configuration learns of the new revision.
+    const saved: OperationCompletedPayload = { instanceId: id, kind: 'configure', ok: true, error: null, detail: `revision ${revision} saved` };
+    this.deps.bus.publish({ event: 'OperationCompleted', payload: saved, audience: await this.audience(row) });
     const running = engine.pid(rt) !== null;
     if (apply === 'restart' && running) {
       await this.restart(id);

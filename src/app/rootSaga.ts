@@ -4,6 +4,9 @@ import { apiErrorSaga } from '../api/apiErrorSaga';
 import { usersSaga } from '../features/admin/usersSaga';
 import { sessionSaga } from '../features/auth/sessionSaga';
 import { groupsSaga } from '../features/groups/groupsSaga';
+import { instancesSaga } from '../features/instances/instancesSaga';
+import { configurationSaga } from '../features/instances/configurationSaga';
+import { updatesSaga } from '../features/instances/updatesSaga';
 import { twoFactorSaga } from '../features/profile/twoFactorSaga';
 import { debugMessageSaga } from '../features/debug/debugMessageSaga';
 import { realtimeSaga } from '../features/realtime/hubSaga';
@@ -13,9 +16,12 @@ export function* rootSaga(deps: StoreDeps): SagaIterator {
   yield all([
     fork(apiErrorSaga),
     fork(sessionSaga, deps),
-    // Confirm-then-act flows of the identity screens (the global modal answers through a saga).
+    // Confirm-then-act flows (the global modal answers through a saga) and the hub events they follow.
     fork(usersSaga),
     fork(groupsSaga, deps),
+    fork(instancesSaga, deps),
+    fork(configurationSaga),
+    fork(updatesSaga),
     fork(twoFactorSaga),
     fork(debugMessageSaga),
     ...(deps.createHub ? [fork(realtimeSaga, deps.createHub)] : []),

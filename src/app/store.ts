@@ -2,6 +2,7 @@ import { combineReducers, configureStore } from '@reduxjs/toolkit';
 import createSagaMiddleware from 'redux-saga';
 import { baseApi } from '../api/baseApi';
 import { authSlice } from '../features/auth/authSlice';
+import { instancesUpdateSlice } from '../features/instances/updatesSlice';
 import { realtimeSlice } from '../features/realtime/realtimeSlice';
 import { uiSlice } from '../features/ui/uiSlice';
 import { windowDeps, type StoreDeps } from './deps';
@@ -12,6 +13,7 @@ const rootReducer = combineReducers({
   [authSlice.name]: authSlice.reducer,
   [uiSlice.name]: uiSlice.reducer,
   [realtimeSlice.name]: realtimeSlice.reducer,
+  [instancesUpdateSlice.name]: instancesUpdateSlice.reducer,
 });
 
 export type RootState = ReturnType<typeof rootReducer>;

@@ -1,10 +1,11 @@
-import { Badge } from '@chakra-ui/react';
 import { routePath } from '../../../contracts/routes';
 import type { Column } from '../../components/DataTable';
 import { PagedTable } from '../../components/PagedTable';
 import { Section } from '../../components/Section';
+import { StatusBadge } from '../../components/StatusBadge';
 import { TextLink } from '../../components/TextLink';
 import { useListParams } from '../../components/useListParams';
+import { typeLabel } from '../instances/typeLabels';
 import { useGroupInstancesQuery, type GroupInstance } from './groupsApi';
 
 const columns: Column<GroupInstance>[] = [
@@ -13,8 +14,8 @@ const columns: Column<GroupInstance>[] = [
     header: 'Name',
     cell: (instance) => <TextLink to={routePath('singleInstance', { id: instance.id })}>{instance.name}</TextLink>,
   },
-  { key: 'type', header: 'Type', cell: (instance) => instance.type ?? '—' },
-  { key: 'status', header: 'Status', cell: (instance) => (instance.status ? <Badge>{instance.status}</Badge> : '—') },
+  { key: 'type', header: 'Type', cell: (instance) => (instance.type ? typeLabel(instance.type) : '—') },
+  { key: 'status', header: 'Status', cell: (instance) => (instance.status ? <StatusBadge status={instance.status} /> : '—') },
 ];
 
 /** The instances in a group; moving them in or out happens on the instances' own screens. */

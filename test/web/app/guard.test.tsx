@@ -5,12 +5,14 @@ import { setupStore } from '../../../src/app/store';
 import { admin, regular } from '../fixtures';
 import { meHandler } from '../handlers/authHandlers';
 import { identityScreensAtRest } from '../handlers/identityScreens';
+import { instanceScreensAtRest } from '../handlers/instancesHandlers';
 import { setupMsw } from '../msw';
 import { renderApp } from '../renderApp';
 
 const server = setupMsw();
 // The screens opened here call the API on mount; they answer quietly so every call is handled.
-beforeEach(() => server.use(...identityScreensAtRest()));
+// The instance screens' answers first: GET /groups/all is theirs, not a group's.
+beforeEach(() => server.use(...instanceScreensAtRest(), ...identityScreensAtRest()));
 
 const heading = (name: string) => screen.findByRole('heading', { level: 1, name });
 

@@ -4,12 +4,16 @@ import { admin } from '../fixtures';
 import { meHandler } from '../handlers/authHandlers';
 import { debugHandler, outboxHandler } from '../features/debug/debugHandlers';
 import { identityScreensAtRest } from '../handlers/identityScreens';
+import { instanceScreensAtRest } from '../handlers/instancesHandlers';
 import { setupMsw } from '../msw';
 import { renderApp } from '../renderApp';
 
 const server = setupMsw();
 // The screens opened here call the API on mount; they answer quietly so every call is handled.
-beforeEach(() => server.use(...identityScreensAtRest(), debugHandler().handler, outboxHandler([]).handler));
+beforeEach(() =>
+  // The instance screens' answers first: GET /groups/all is theirs, not a group's.
+  server.use(...instanceScreensAtRest(), ...identityScreensAtRest(), debugHandler().handler, outboxHandler([]).handler),
+);
 
 const heading = (name: string) => screen.findByRole('heading', { level: 1, name });
 

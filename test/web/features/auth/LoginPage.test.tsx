@@ -6,6 +6,7 @@ import { admin } from '../../fixtures';
 import { registrationOptionsHandler } from '../../handlers/accountHandlers';
 import { meHandler, unauthorized } from '../../handlers/authHandlers';
 import { groupsListHandler } from '../../handlers/groupsHandlers';
+import { instanceScreensAtRest } from '../../handlers/instancesHandlers';
 import { problem, setupMsw } from '../../msw';
 import { renderApp } from '../../renderApp';
 
@@ -38,8 +39,8 @@ async function fillCredentials(user: ReturnType<typeof userEvent.setup>, passwor
 }
 
 describe('LoginPage', () => {
-  // Signing in may land on the groups list.
-  beforeEach(() => server.use(registrationOptionsHandler(false), groupsListHandler().handler));
+  // Signing in may land on the groups list or the instance list.
+  beforeEach(() => server.use(registrationOptionsHandler(false), groupsListHandler().handler, ...instanceScreensAtRest()));
 
   it('says so inline when the e-mail or password is wrong, without a toast', async () => {
     serverWithLogin(() => 'Failed');

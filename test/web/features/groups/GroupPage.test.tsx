@@ -6,6 +6,7 @@ import type { GroupRequest } from '../../../../contracts/groups';
 import { admin, regular } from '../../fixtures';
 import { meHandler } from '../../handlers/authHandlers';
 import { aGroup, aMember, groupServer, groupsListHandler } from '../../handlers/groupsHandlers';
+import { pageOf } from '../../handlers/pages';
 import { problem, setupMsw } from '../../msw';
 import { renderApp } from '../../renderApp';
 
@@ -107,6 +108,28 @@ describe('GroupPage', () => {
   it('says when the group has no instances', async () => {
     openGroup(admin);
     expect(await (await region('Instances')).findByText('No instances in this group yet.')).toBeInTheDocument();
+  });
+
+  it('lists the group’s instances with their status, each leading to its page', async () => {
+    openGroup(admin, { instances: 2 });
+    // Ahead of the group fake's empty list; the screen asks only after the current user is known.
+    server.use(
+      http.get('/groups/:id/instances', () =>
+        HttpResponse.json(
+          pageOf([
+            { id: 'i-1', name: 'orders', type: 'pg', status: 'running' },
+            { id: 'i-2', name: 'audit', type: 'etcd', status: 'unInitialized' },
+          ]),
+        ),
+      ),
+    );
+    const table = within(await (await region('Instances')).findByRole('table', { name: 'Instances' }));
+    const cells = table.getAllByRole('row').slice(1).map((row) => within(row).getAllByRole('cell').map((cell) => cell.textContent));
+    expect(cells).toEqual([
+      ['orders', 'PostgreSQL', 'Running'],
+      ['audit', 'etcd', 'Not initialized'],
+    ]);
+    expect(table.getByRole('link', { name: 'orders' })).toHaveAttribute('href', '/instances/i-1');
   });
 
   it('deletes the group after a confirmation and goes back to the list', async () => {

@@ -8,6 +8,7 @@ import type { ConnectionState } from '../../../../src/features/realtime/realtime
 import { system } from '../../../../src/theme/system';
 import { admin } from '../../fixtures';
 import { meHandler } from '../../handlers/authHandlers';
+import { instanceScreensAtRest } from '../../handlers/instancesHandlers';
 import { setupMsw } from '../../msw';
 import { deferred } from '../realtime/fakeHub';
 import { renderAppWithHub } from '../realtime/renderAppWithHub';
@@ -54,7 +55,7 @@ describe('ConnectionIndicator', () => {
 });
 
 describe('ConnectionIndicator in the sidebar', () => {
-  beforeEach(() => server.use(meHandler(admin)));
+  beforeEach(() => server.use(meHandler(admin), ...instanceScreensAtRest()));
 
   const sidebarStatus = async () =>
     within(await screen.findByRole('navigation', { name: 'Main' })).getByRole('status', { name: /^Live connection: / });

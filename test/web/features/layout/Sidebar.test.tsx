@@ -1,13 +1,14 @@
 import { screen, within } from '@testing-library/react';
 import { admin, regular } from '../../fixtures';
 import { meHandler } from '../../handlers/authHandlers';
+import { instanceScreensAtRest } from '../../handlers/instancesHandlers';
 import { setupMsw } from '../../msw';
 import { renderApp } from '../../renderApp';
 
 const server = setupMsw();
 
 async function sidebarOf(user: typeof admin, path = '/instances') {
-  server.use(meHandler(user));
+  server.use(meHandler(user), ...instanceScreensAtRest());
   renderApp(path);
   return within(await screen.findByRole('navigation', { name: 'Main' }));
 }

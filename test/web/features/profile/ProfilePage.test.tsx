@@ -6,6 +6,7 @@ import { groupedKey, otpauthUri } from '../../../../src/features/profile/TwoFact
 import { admin } from '../../fixtures';
 import { accountServer, aProfile, goodCode, sharedKey } from '../../handlers/accountHandlers';
 import { meHandler } from '../../handlers/authHandlers';
+import { instanceScreensAtRest } from '../../handlers/instancesHandlers';
 import { validationProblem } from '../../handlers/pages';
 import { setupMsw } from '../../msw';
 import { renderApp } from '../../renderApp';
@@ -14,7 +15,7 @@ const server = setupMsw();
 
 function openProfile(profile: Partial<Profile> = {}) {
   const account = accountServer(aProfile(profile));
-  server.use(meHandler(admin), ...account.handlers);
+  server.use(meHandler(admin), ...account.handlers, ...instanceScreensAtRest());
   const user = userEvent.setup();
   const app = renderApp('/profile');
   return { ...app, account, user };

@@ -1,0 +1,47 @@
+import type { InstanceStatus, OperationKind } from '../../../contracts/instanceValues';
+
+/** What the console's buttons ask of an instance; each runs as an operation (202, then OperationCompleted). */
+export type InstanceAction = 'start' | 'stop' | 'restart' | 'reload';
+
+export const actionLabels: Record<InstanceAction, string> = {
+  start: 'Start',
+  stop: 'Stop',
+  restart: 'Restart',
+  reload: 'Reload configuration',
+};
+
+const allowedFrom: Record<InstanceAction, readonly InstanceStatus[]> = {
+  start: ['stopped', 'offline', 'unInitialized'],
+  stop: ['running', 'offline'],
+  restart: ['running', 'offline'],
+  reload: ['running'],
+};
+
+/** Whether the action makes sense from this status; the server still has the last word. */
+export const canRun = (action: InstanceAction, status: InstanceStatus) => allowedFrom[action].includes(status);
+
+/** An operation under way, as the screens say it. */
+export const operationProgress: Record<OperationKind, string> = {
+  create: 'Creating',
+  start: 'Starting',
+  stop: 'Stopping',
+  restart: 'Restarting',
+  reload: 'Reloading the configuration',
+  configure: 'Applying the configuration',
+  clone: 'Cloning',
+  update: 'Updating',
+  delete: 'Deleting',
+};
+
+/** A finished operation, after the instance's name: "alpha started". */
+export const operationDone: Record<OperationKind, string> = {
+  create: 'was created',
+  start: 'started',
+  stop: 'stopped',
+  restart: 'restarted',
+  reload: 'reloaded its configuration',
+  configure: 'applied its configuration',
+  clone: 'was cloned',
+  update: 'was updated',
+  delete: 'was deleted',
+};

@@ -1,0 +1,177 @@
+import type { ThunkAction, UnknownAction } from '@reduxjs/toolkit';
+import type {
+  ConnectionInfo,
+  ConnectionSecret,
+  CreateInstanceRequest,
+  DeleteInstanceResponse,
+  Instance,
+  InstanceConfig,
+  IsLatestResponse,
+  UpdateInstanceRequest,
+  ValidateNameResponse,
+} from '../../../contracts/instances';
+import type { LogsPage } from '../../../contracts/logs';
+import type { PageOf } from '../../../contracts/page';
+import { baseApi } from '../../api/baseApi';
+import type { RootState } from '../../app/store';
+import type { ListParams } from '../../components/useListParams';
+import { pushToast } from '../ui/uiSlice';
+import type { InstanceAction } from './instanceActions';
+
+/** GET /instances: the list state plus its filters, as the URL query carries them. */
+export interface InstancesArgs extends ListParams {
+  type?: string;
+  status?: string;
+  health?: string;
+  /** A group id, or 'none' for instances in no group. */
+  groupId?: string;
+}
+
+/** GET /instances/{id}/logs. `levels` is comma-separated; a page without `cursor` is the newest one. */
+export interface InstanceLogsArgs {
+  id: string;
+  levels?: string;
+  handler?: string;
+  search?: string;
+  cursor?: number;
+  limit?: number;
+}
+
+const list = { type: 'Instance', id: 'LIST' } as const;
+const instance = (id: string) => ({ type: 'Instance', id }) as const;
+// The configuration and the logs of one instance are cached apart from the instance itself.
+const config = (id: string) => ({ type: 'Instance', id: `${id}/config` }) as const;
+const logs = (id: string) => ({ type: 'Log', id: `instance/${id}` }) as const;
+
+/** The tags of this API, for the sagas and the configuration editor that invalidate them. */
+export const instanceTags = { list, instance, config, logs };
+
+const path = (id: string, rest = '') => `/instances/${encodeURIComponent(id)}${rest}`;
+
+const actionPaths: Record<InstanceAction, string> = {
+  start: '/start',
+  stop: '/stop',
+  restart: '/restart',
+  reload: '/reload-configuration',
+};
+
+/** /instances (DESIGN §5, §10): a regular user sees the instances of their groups, admins see all. */
+export const instancesApi = baseApi.injectEndpoints({
+  endpoints: (build) => ({
+    instances: build.query<PageOf<Instance>, InstancesArgs>({
+      query: (params) => ({ url: '/instances', params }),
+      providesTags: (result) => [list, ...(result?.items ?? []).map(({ id }) => instance(id))],
+    }),
+
+    instance: build.query<Instance, string>({
+      query: (id) => path(id),
+      providesTags: (_result, _error, id) => [instance(id)],
+    }),
+
+    // A question, not a change: POST only because the name travels in the body. Never kept,
+    // since a name free a minute ago may be taken now.
+    validateInstanceName: build.query<ValidateNameResponse, string>({
+      query: (name) => ({ url: '/instances/validate-name', method: 'POST', body: { name } }),
+      keepUnusedDataFor: 0,
+    }),
+
+    createInstance: build.mutation<Instance, CreateInstanceRequest>({
+      query: (body) => ({ url: '/instances', method: 'POST', body }),
+      invalidatesTags: (result) => (result ? [list] : []),
+    }),
+
+    updateInstance: build.mutation<Instance, UpdateInstanceRequest & { id: string }>({
+      query: ({ id, ...body }) => ({ url: path(id), method: 'PUT', body }),
+      invalidatesTags: (result, _error, { id }) => (result ? [instance(id), list] : []),
+      async onQueryStarted(_args, { dispatch, queryFulfilled }) {
+        const { data } = await queryFulfilled.catch(() => ({ data: undefined }));
+        if (data) dispatch(pushToast({ status: 'success', summary: 'Instance saved', detail: data.name }));
+      },
+    }),
+
+    // The deleted instance's own entry is left alone: refetching it would only answer 404.
+    deleteInstance: build.mutation<DeleteInstanceResponse, { id: string; force?: boolean }>({
+      query: ({ id, force }) => ({ url: path(id), method: 'DELETE', params: force ? { force: true } : undefined }),
+      invalidatesTags: (result) => (result ? [list] : []),
+      async onQueryStarted(_args, { dispatch, queryFulfilled }) {
+        const { data } = await queryFulfilled.catch(() => ({ data: undefined }));
+        if (data) dispatch(pushToast({ status: 'success', summary: 'Instance deleted', detail: data.backups }));
+      },
+    }),
+
+    /** Start, stop, restart or reload: 202 with the instance, its `operation` set. */
+    runInstanceAction: build.mutation<Instance, { id: string; action: InstanceAction }>({
+      query: ({ id, action }) => ({ url: path(id, actionPaths[action]), method: 'POST', body: {} }),
+      async onQueryStarted(_args, { dispatch, queryFulfilled }) {
+        const { data } = await queryFulfilled.catch(() => ({ data: undefined }));
+        // The buttons wait for the operation from now on, not from the next hub event.
+        if (data) dispatch(patchCachedInstance(data.id, (cached) => Object.assign(cached, data)));
+      },
+    }),
+
+    connection: build.query<ConnectionInfo, string>({
+      query: (id) => path(id, '/connection'),
+      providesTags: (_result, _error, id) => [instance(id)],
+    }),
+
+    /** Admins only, audited: the password is shown once and never cached. */
+    revealPassword: build.mutation<ConnectionSecret, string>({
+      query: (id) => ({ url: path(id, '/connection/secret'), method: 'POST', body: {} }),
+    }),
+
+    instanceConfig: build.query<InstanceConfig, string>({
+      query: (id) => path(id, '/config'),
+      providesTags: (_result, _error, id) => [config(id)],
+    }),
+
+    isLatest: build.query<IsLatestResponse, string>({
+      query: (id) => path(id, '/is-latest'),
+      providesTags: (_result, _error, id) => [instance(id)],
+    }),
+
+    instanceLogs: build.query<LogsPage, InstanceLogsArgs>({
+      query: ({ id, ...params }) => ({ url: path(id, '/logs'), params }),
+      providesTags: (_result, _error, { id }) => [logs(id)],
+    }),
+
+    logHandlers: build.query<string[], string>({
+      query: (id) => path(id, '/logs/unique-handlers'),
+      providesTags: (_result, _error, id) => [logs(id)],
+    }),
+  }),
+});
+
+export const {
+  useInstancesQuery,
+  useInstanceQuery,
+  useValidateInstanceNameQuery,
+  useCreateInstanceMutation,
+  useUpdateInstanceMutation,
+  useRunInstanceActionMutation,
+  useConnectionQuery,
+  useRevealPasswordMutation,
+  useInstanceConfigQuery,
+  useIsLatestQuery,
+  useInstanceLogsQuery,
+  useLogHandlersQuery,
+} = instancesApi;
+
+type CacheThunk = ThunkAction<void, RootState, unknown, UnknownAction>;
+
+/**
+ * Changes an instance wherever it is cached — its own entry and every cached page of the list
+ * that shows it — so a status or an operation appears at once, without a refetch.
+ */
+export const patchCachedInstance =
+  (id: string, change: (cached: Instance) => void): CacheThunk =>
+  (dispatch, getState) => {
+    dispatch(instancesApi.util.updateQueryData('instance', id, change));
+    for (const args of instancesApi.util.selectCachedArgsForQuery(getState(), 'instances')) {
+      dispatch(
+        instancesApi.util.updateQueryData('instances', args, (page) => {
+          const row = page.items.find((item) => item.id === id);
+          if (row) change(row);
+        }),
+      );
+    }
+  };

@@ -1,0 +1,210 @@
+import { createAction } from '@reduxjs/toolkit';
+import type { SagaIterator } from 'redux-saga';
+import { all, call, put, select, takeEvery, takeLeading } from 'redux-saga/effects';
+import type {
+  Instance,
+  InstanceEventPayload,
+  InstanceStatusChangedPayload,
+  OperationCompletedPayload,
+} from '../../../contracts/instances';
+import type { LogEntry, LogsAppendedPayload } from '../../../contracts/logs';
+import { routes } from '../../../contracts/routes';
+import { callMutation } from '../../api/callMutation';
+import { errorStatus } from '../../api/problemText';
+import type { NavigationDeps } from '../../app/deps';
+import type { RootState } from '../../app/store';
+import { groupKey, hubEventType, type HubEventAction } from '../realtime/realtimeSlice';
+import { showModal } from '../ui/showModal';
+import { pushToast } from '../ui/uiSlice';
+import { actionLabels, canRun, operationDone, type InstanceAction } from './instanceActions';
+import { instancesApi, instanceTags, patchCachedInstance, type InstanceLogsArgs } from './instancesApi';
+
+type InstanceRef = Pick<Instance, 'id' | 'name' | 'status'>;
+
+/** A button of the instance screen; stop and restart are confirmed first. */
+export const instanceActionRequested = createAction<{ instance: InstanceRef; action: InstanceAction }>(
+  'instances/actionRequested',
+);
+/** Start or stop the instances selected in the list, after one confirmation naming how many. */
+export const bulkActionRequested = createAction<{ instances: InstanceRef[]; action: 'start' | 'stop' }>(
+  'instances/bulkActionRequested',
+);
+export const instanceDeletionRequested = createAction<{ instance: InstanceRef }>('instances/deletionRequested');
+
+export function* instancesSaga(deps: Pick<NavigationDeps, 'navigate'>): SagaIterator {
+  // Leading: a second click while the question is open changes nothing.
+  yield takeLeading(instanceActionRequested.type, runAction);
+  yield takeLeading(bulkActionRequested.type, runBulkAction);
+  yield takeLeading(instanceDeletionRequested.type, deleteInstance, deps);
+  yield takeEvery([hubEventType('InstanceCreated'), hubEventType('InstanceDeleted')], refreshList);
+  yield takeEvery(hubEventType('InstanceUpdated'), applyUpdate);
+  yield takeEvery(hubEventType('InstanceStatusChanged'), applyStatus);
+  yield takeEvery(hubEventType('OperationCompleted'), reportOperation);
+  yield takeEvery(hubEventType('LogsAppended'), appendLogs);
+}
+
+// ---- What the person asks for ----
+
+const confirmations: Partial<Record<InstanceAction, { description: string; destructive: boolean }>> = {
+  stop: { description: 'Its clients are disconnected until it is started again.', destructive: true },
+  restart: { description: 'Its clients are disconnected for as long as the restart takes.', destructive: false },
+};
+
+export function* runAction({ payload: { instance, action } }: ReturnType<typeof instanceActionRequested>): SagaIterator {
+  const confirmation = confirmations[action];
+  if (confirmation) {
+    const confirmed = yield call(showModal, {
+      title: `${actionLabels[action]} ${instance.name}?`,
+      description: confirmation.description,
+      component: 'confirm',
+      props: { confirmLabel: actionLabels[action], destructive: confirmation.destructive },
+    });
+    if (confirmed !== true) return;
+  }
+  yield call(callMutation, instancesApi.endpoints.runInstanceAction.initiate({ id: instance.id, action }, { track: false }));
+}
+
+const plural = (n: number) => (n === 1 ? '1 instance' : `${n} instances`);
+
+export function* runBulkAction({ payload: { instances, action } }: ReturnType<typeof bulkActionRequested>): SagaIterator {
+  const chosen = instances.filter((instance) => canRun(action, instance.status));
+  const skipped = instances.length - chosen.length;
+  const already = action === 'start' ? 'running' : 'stopped';
+  if (chosen.length === 0) {
+    yield put(pushToast({ status: 'info', summary: `Nothing to ${action}`, detail: `The selected instances are already ${already}.` }));
+    return;
+  }
+  const confirmed = yield call(showModal, {
+    title: `${actionLabels[action]} ${plural(chosen.length)}?`,
+    description: [
+      chosen.map((instance) => instance.name).join(', '),
+      skipped > 0 ? ` (${plural(skipped)} already ${already} left as ${skipped === 1 ? 'it is' : 'they are'}).` : '.',
+    ].join(''),
+    component: 'confirm',
+    props: { confirmLabel: `${actionLabels[action]} ${plural(chosen.length)}`, destructive: action === 'stop' },
+  });
+  if (confirmed !== true) return;
+  // Failures go down the one error path, one toast each; the outcomes arrive as OperationCompleted.
+  yield all(
+    chosen.map((instance) =>
+      call(callMutation, instancesApi.endpoints.runInstanceAction.initiate({ id: instance.id, action }, { track: false })),
+    ),
+  );
+}
+
+/**
+ * Delete after a yes. A running instance is deleted with force (stopped first), said so in the
+ * question. If it started meanwhile the server refuses (409), and the person is asked again.
+ */
+export function* deleteInstance(
+  { navigate }: Pick<NavigationDeps, 'navigate'>,
+  { payload: { instance } }: ReturnType<typeof instanceDeletionRequested>,
+): SagaIterator {
+  const running = instance.status === 'running' || instance.status === 'offline';
+  const confirmed = yield call(showModal, {
+    title: `Delete ${instance.name}?`,
+    description: running
+      ? 'It is running: it will be stopped, then its data directory removed. This cannot be undone.'
+      : 'Its data directory is removed. This cannot be undone.',
+    component: 'confirm',
+    props: { confirmLabel: running ? 'Stop and delete' : 'Delete', destructive: true },
+  });
+  if (confirmed !== true) return;
+
+  const deleteIt = (force: boolean) =>
+    call(callMutation, instancesApi.endpoints.deleteInstance.initiate({ id: instance.id, force }, { track: false }));
+  let outcome = yield deleteIt(running);
+  if (!running && errorStatus(outcome.error) === 409) {
+    const force = yield call(showModal, {
+      title: `${instance.name} is running`,
+      description: 'It can be stopped first and then deleted. This cannot be undone.',
+      component: 'confirm',
+      props: { confirmLabel: 'Stop and delete', destructive: true },
+    });
+    if (force !== true) return;
+    outcome = yield deleteIt(true);
+  }
+  if (!outcome.error) yield call(navigate, routes.instances.path);
+}
+
+// ---- What the hub tells ----
+
+/** An instance appeared or went away: the lists are stale (which pages it lands on is the server's to say). */
+export function* refreshList(): SagaIterator {
+  yield put(instancesApi.util.invalidateTags([instanceTags.list]));
+}
+
+export function* applyUpdate({ payload: { instance } }: HubEventAction<InstanceEventPayload>): SagaIterator {
+  yield put(patchCachedInstance(instance.id, (cached) => Object.assign(cached, instance)));
+}
+
+export function* applyStatus({ payload }: HubEventAction<InstanceStatusChangedPayload>): SagaIterator {
+  const { id, status, statusReason, health } = payload;
+  yield put(patchCachedInstance(id, (cached) => Object.assign(cached, { status, statusReason, health })));
+}
+
+/** The cached instance by id, from its own entry or any cached list page. */
+function cachedInstance(state: RootState, id: string): Instance | undefined {
+  const own = instancesApi.endpoints.instance.select(id)(state).data;
+  if (own) return own;
+  for (const args of instancesApi.util.selectCachedArgsForQuery(state, 'instances')) {
+    const row = instancesApi.endpoints.instances.select(args)(state).data?.items.find((item) => item.id === id);
+    if (row) return row;
+  }
+  return undefined;
+}
+
+/** On screen: its own page is open, or the list is open and shows it. */
+function isWatched(state: RootState, id: string): boolean {
+  const joined = state.realtime.joined;
+  if (joined[groupKey({ name: 'Instance', args: [id] })]) return true;
+  return !!joined[groupKey({ name: 'Instances', args: [] })] && cachedInstance(state, id) !== undefined;
+}
+
+/**
+ * An operation ended: the instance no longer waits for it, and whoever is looking at it is told
+ * how it went. (The configuration saga refreshes what the operation may have changed of the configuration.)
+ */
+export function* reportOperation({ payload }: HubEventAction<OperationCompletedPayload>): SagaIterator {
+  const { instanceId, kind, ok, error, detail } = payload;
+  yield put(
+    patchCachedInstance(instanceId, (cached) => {
+      if (cached.operation?.kind === kind) cached.operation = null;
+    }),
+  );
+  const state: RootState = yield select();
+  if (!isWatched(state, instanceId)) return;
+  const name = cachedInstance(state, instanceId)?.name ?? 'The instance';
+  if (ok) {
+    yield put(pushToast({ status: 'success', summary: `${name} ${operationDone[kind]}`, ...(detail && { detail }) }));
+  } else {
+    yield put(pushToast({ status: 'error', summary: `${name}: ${kind} failed`, detail: error ?? detail ?? undefined }));
+  }
+}
+
+/** Whether a new entry belongs on a page read with these filters (as the server would filter). */
+function matches(args: InstanceLogsArgs, entry: LogEntry): boolean {
+  if (args.levels && !args.levels.split(',').includes(entry.level)) return false;
+  if (args.handler && entry.handler !== args.handler) return false;
+  if (args.search && !entry.message.toLowerCase().includes(args.search.toLowerCase())) return false;
+  return true;
+}
+
+/** New log lines join the newest page of the instance's logs; older pages (read by cursor) stay as read. */
+export function* appendLogs({ payload: { instanceId, entries } }: HubEventAction<LogsAppendedPayload>): SagaIterator {
+  if (!instanceId) return;
+  const state: RootState = yield select();
+  const newestPages = instancesApi.util
+    .selectCachedArgsForQuery(state, 'instanceLogs')
+    .filter((args) => args.id === instanceId && args.cursor === undefined);
+  for (const args of newestPages) {
+    yield put(
+      instancesApi.util.updateQueryData('instanceLogs', args, (page) => {
+        const newestId = page.items[0]?.id ?? 0;
+        // The payload is oldest first, the page newest first; a refetch may already hold some.
+        const fresh = entries.filter((entry) => entry.id > newestId && matches(args, entry)).reverse();
+        page.items.unshift(...fresh);
+      }),
+    );
+  }
+}

@@ -1,0 +1,160 @@
+import { act, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import type { CurrentUser } from '../../../../contracts/auth';
+import type { CreateInstanceRequest } from '../../../../contracts/instances';
+import { admin, regular } from '../../fixtures';
+import { meHandler } from '../../handlers/authHandlers';
+import { allGroupsHandler, anInstance, instanceServer } from '../../handlers/instancesHandlers';
+import { validationProblem } from '../../handlers/pages';
+import { problem, setupMsw } from '../../msw';
+import { renderApp } from '../../renderApp';
+
+const server = setupMsw();
+beforeAll(() => import('../../../../src/features/instances/CreateInstancePage'), 30_000);
+// The first render of the console is slow in jsdom, slower still beside other suites.
+jest.setTimeout(15_000);
+const firstRender = { timeout: 5000 };
+
+const taken = new Map([['orders', 'An instance named orders already exists.']]);
+
+/** The create screen with a server that knows which names are taken and logs every check and creation. */
+function openCreate(who: CurrentUser, groups = [{ id: 'g-1', name: 'payments' }]) {
+  const checked: string[] = [];
+  const created: CreateInstanceRequest[] = [];
+  const fresh = anInstance({ id: 'i-new', name: 'ledger', status: 'unInitialized', operation: { kind: 'create', startedAt: 't' } });
+  server.use(
+    meHandler(who),
+    allGroupsHandler(groups),
+    http.post('/instances/validate-name', async ({ request }) => {
+      const { name } = (await request.json()) as { name: string };
+      checked.push(name);
+      const reason = taken.get(name);
+      return HttpResponse.json(reason ? { valid: false, reason } : { valid: true });
+    }),
+    http.post('/instances', async ({ request }) => {
+      const body = (await request.json()) as CreateInstanceRequest;
+      created.push(body);
+      return HttpResponse.json({ ...fresh, name: body.name }, { status: 202 });
+    }),
+    ...instanceServer(fresh).handlers,
+  );
+  // No pause between keystrokes: only a pause the test makes lets the name check fire.
+  const user = userEvent.setup({ delay: null });
+  return { ...renderApp('/instances/create'), user, checked, created };
+}
+
+const nameField = () => screen.findByRole('textbox', { name: 'Name' }, firstRender);
+
+describe('CreateInstancePage', () => {
+  it('says what is wrong with a name as it is typed, without asking the server', async () => {
+    const { user, checked } = openCreate(admin);
+    await user.type(await nameField(), 'Orders');
+    expect(screen.getByText('The name must start with a lower-case letter.')).toBeInTheDocument();
+    expect(await nameField()).toHaveAttribute('aria-invalid', 'true');
+
+    await user.clear(await nameField());
+    await user.type(await nameField(), 'ab');
+    expect(screen.getByText('The name must have at least 3 characters.')).toBeInTheDocument();
+    // Longer than the check waits for typing to pause.
+    await act(() => new Promise((resolve) => setTimeout(resolve, 400)));
+    expect(checked).toEqual([]);
+  });
+
+  it('asks the server once typing pauses, and shows why a name is taken', async () => {
+    const { user, checked } = openCreate(admin);
+    await user.type(await nameField(), 'orders');
+    expect(await screen.findByText('An instance named orders already exists.')).toBeInTheDocument();
+    // One question for the settled name, none for each keystroke.
+    expect(checked).toEqual(['orders']);
+
+    await user.type(await nameField(), '-eu');
+    expect(screen.queryByText('An instance named orders already exists.')).not.toBeInTheDocument();
+    expect(await screen.findByText('This name is available.')).toBeInTheDocument();
+    expect(checked).toEqual(['orders', 'orders-eu']);
+  });
+
+  it('creates the instance with its group, description and parameters, then opens it', async () => {
+    const { user, created, location } = openCreate(admin);
+    await user.type(await nameField(), 'ledger');
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Type' }), 'etcd');
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Group' }), await screen.findByRole('option', { name: 'payments' }));
+    await user.click(screen.getByLabelText('Description'));
+    await user.paste(' The books ');
+    await user.click(screen.getByRole('button', { name: 'Add parameter' }));
+    await user.click(screen.getByRole('textbox', { name: 'Parameter 1 name' }));
+    await user.paste('quota-backend-bytes');
+    await user.click(screen.getByRole('textbox', { name: 'Parameter 1 value' }));
+    await user.paste('4294967296');
+    await user.click(screen.getByRole('button', { name: 'Add parameter' }));
+    await user.click(screen.getByRole('button', { name: 'Remove parameter 2' }));
+    expect(await screen.findByText('This name is available.')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Create' }));
+
+    expect(await screen.findByRole('heading', { level: 1, name: 'ledger' })).toBeInTheDocument();
+    expect(location()).toBe('/instances/i-new');
+    expect(screen.getByText('Creating…')).toBeInTheDocument();
+    expect(created).toEqual([
+      {
+        name: 'ledger',
+        type: 'etcd',
+        groupId: 'g-1',
+        description: 'The books',
+        parameters: { 'quota-backend-bytes': '4294967296' },
+      },
+    ]);
+  });
+
+  it('shows the server’s complaints beside the fields and keeps everything typed', async () => {
+    const { user } = openCreate(admin);
+    server.use(
+      http.post('/instances', () =>
+        validationProblem({ max_connections: ['Must be at least 1.'], description: ['Too long for the audit log.'] }),
+      ),
+    );
+    await user.type(await nameField(), 'ledger');
+    await user.click(screen.getByLabelText('Description'));
+    await user.paste('The books');
+    await user.click(screen.getByRole('button', { name: 'Add parameter' }));
+    await user.click(screen.getByRole('textbox', { name: 'Parameter 1 name' }));
+    await user.paste('max_connections');
+    await user.type(screen.getByRole('textbox', { name: 'Parameter 1 value' }), '0');
+    await user.click(screen.getByRole('button', { name: 'Create' }));
+
+    expect(await screen.findByText('Must be at least 1.')).toBeInTheDocument();
+    expect(screen.getByText('Too long for the audit log.')).toBeInTheDocument();
+    expect(screen.getByRole('textbox', { name: 'Parameter 1 value' })).toHaveValue('0');
+    expect(screen.getByLabelText('Description')).toHaveValue('The books');
+    expect(await nameField()).toHaveValue('ledger');
+    expect(screen.getByRole('heading', { level: 1, name: 'Create instance' })).toBeInTheDocument();
+  });
+
+  it('says beside the name that it was taken meanwhile (409)', async () => {
+    const { user } = openCreate(admin);
+    server.use(http.post('/instances', () => problem(409, 'Conflict', 'An instance named ledger already exists.')));
+    await user.type(await nameField(), 'ledger');
+    await user.click(screen.getByRole('button', { name: 'Create' }));
+    expect(await screen.findByText('An instance named ledger already exists.', { selector: '[data-part="error-text"]' })).toBeInTheDocument();
+    expect(await nameField()).toHaveAttribute('aria-invalid', 'true');
+  });
+
+  it('makes a regular user choose one of their groups', async () => {
+    const { user, created } = openCreate(regular);
+    await user.type(await nameField(), 'ledger');
+    const group = screen.getByRole('combobox', { name: 'Group' });
+    expect(within(group).getAllByRole('option').map((option) => option.textContent)).toEqual(['Choose one of your groups', 'payments']);
+    await user.click(screen.getByRole('button', { name: 'Create' }));
+    expect(await screen.findByText('Choose one of your groups.')).toBeInTheDocument();
+    expect(created).toEqual([]);
+
+    await user.selectOptions(group, 'payments');
+    await user.click(screen.getByRole('button', { name: 'Create' }));
+    await waitFor(() => expect(created).toEqual([{ name: 'ledger', type: 'pg', groupId: 'g-1' }]));
+  });
+
+  it('tells a regular user without groups why nothing can be created', async () => {
+    openCreate(regular, []);
+    expect(await screen.findByText('You are not a member of any group', {}, firstRender)).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Create' })).toBeDisabled();
+  });
+});

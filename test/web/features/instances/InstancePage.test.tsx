@@ -1,0 +1,315 @@
+import { act, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import type { CurrentUser } from '../../../../contracts/auth';
+import type { Instance } from '../../../../contracts/instances';
+import { hubEvent } from '../../../../src/features/realtime/realtimeSlice';
+import { admin, regular } from '../../fixtures';
+import { meHandler } from '../../handlers/authHandlers';
+import {
+  aLogEntry,
+  aParameter,
+  allGroupsHandler,
+  anInstance,
+  instanceServer,
+  instancesListHandler,
+} from '../../handlers/instancesHandlers';
+import { setupMsw } from '../../msw';
+import { renderApp } from '../../renderApp';
+
+const server = setupMsw();
+beforeAll(() => import('../../../../src/features/instances/InstancePage'), 30_000);
+// The first render of the console is slow in jsdom, slower still beside other suites.
+jest.setTimeout(15_000);
+const firstRender = { timeout: 5000 };
+
+const orders = anInstance({ id: 'i-1', name: 'orders' });
+
+function openInstance(who: CurrentUser, instance: Instance | null = orders, options: Parameters<typeof instanceServer>[1] = {}) {
+  const fake = instanceServer(instance, options);
+  server.use(meHandler(who), ...fake.handlers, instancesListHandler().handler, allGroupsHandler([{ id: 'g-1', name: 'payments' }]));
+  const user = userEvent.setup();
+  return { ...renderApp('/instances/i-1'), fake, user };
+}
+
+const heading = (name: string) => screen.findByRole('heading', { level: 1, name }, firstRender);
+const region = (name: string) => within(screen.getByRole('region', { name }));
+const operations = () => within(screen.getByRole('group', { name: 'Operations' }));
+const button = (name: string) => operations().getByRole('button', { name });
+
+describe('InstancePage', () => {
+  it('shows the instance: state, details, health checks, configuration summary and its other pages', async () => {
+    openInstance(admin, orders, {
+      config: {
+        revision: 3,
+        parameters: [aParameter(), aParameter({ name: 'work_mem', value: '8MB', default: '4MB' }), aParameter({ name: 'max_connections', value: '200', default: '100' })],
+        pendingRestart: ['max_connections'],
+      },
+      latest: { latest: false, engineVersion: '16.4', latestVersion: '16.6' },
+    });
+    expect(await heading('orders')).toBeInTheDocument();
+    expect(screen.getByText('Orders of the shop', { selector: 'p' })).toBeInTheDocument();
+    const state = within(screen.getByRole('group', { name: 'State' }));
+    expect(state.getByText('PostgreSQL')).toBeInTheDocument();
+    expect(state.getByText('Running')).toBeInTheDocument();
+    expect(state.getByText('Good')).toBeInTheDocument();
+
+    expect(region('Details').getByRole('link', { name: 'payments' })).toHaveAttribute('href', '/groups/g-1');
+    expect(await region('Details').findByRole('link', { name: 'Update available: 16.6' })).toHaveAttribute('href', '/instances-update');
+    const checks = within(region('Health checks').getByRole('table', { name: 'Health checks' }));
+    expect(checks.getAllByRole('row')[1]).toHaveTextContent('accepts connectionsGoodpg_isready: accepting connections');
+
+    const configuration = region('Configuration');
+    expect(await configuration.findByText('3')).toBeInTheDocument();
+    expect(configuration.getByText('2')).toBeInTheDocument();
+    expect(configuration.getByText('max_connections')).toBeInTheDocument();
+    expect(configuration.getByRole('link', { name: 'Edit configuration' })).toHaveAttribute('href', '/instances/i-1/configuration');
+
+    const pages = within(screen.getByRole('navigation', { name: 'Instance pages' }));
+    expect(pages.getAllByRole('link').map((link) => link.getAttribute('href'))).toEqual([
+      '/instances/i-1/configuration',
+      '/instances/i-1/backups/database',
+      '/instances/i-1/backups/files',
+      '/instances/i-1/script',
+    ]);
+  });
+
+  it('offers only the operations that fit the status', async () => {
+    openInstance(admin, { ...orders, status: 'stopped' });
+    await heading('orders');
+    expect(button('Start')).toBeEnabled();
+    expect(button('Stop')).toBeDisabled();
+    expect(button('Restart')).toBeDisabled();
+    expect(button('Reload configuration')).toBeDisabled();
+    expect(button('Delete')).toBeEnabled();
+  });
+
+  it('holds every operation while one runs, and lets go when the hub says it ended', async () => {
+    const { store } = openInstance(admin, { ...orders, operation: { kind: 'restart', startedAt: '2025-02-03T05:00:00.000Z' } });
+    await heading('orders');
+    for (const name of ['Start', 'Stop', 'Restart', 'Reload configuration', 'Delete']) expect(button(name)).toBeDisabled();
+    expect(within(screen.getByRole('group', { name: 'State' })).getByRole('status')).toHaveTextContent('Restarting…');
+
+    act(() => {
+      store.dispatch(hubEvent('OperationCompleted', { instanceId: 'i-1', kind: 'restart', ok: true, error: null, detail: null }, 't'));
+    });
+
+    await waitFor(() => expect(button('Stop')).toBeEnabled());
+    expect(screen.queryByText('Restarting…')).not.toBeInTheDocument();
+    expect(await screen.findByText('orders restarted')).toBeInTheDocument();
+  });
+
+  it('restarts after a confirmation and shows the restart under way', async () => {
+    const { user, fake } = openInstance(admin);
+    await heading('orders');
+    await user.click(button('Restart'));
+    const dialog = within(await screen.findByRole('dialog', { name: 'Restart orders?' }));
+    await user.click(dialog.getByRole('button', { name: 'Restart' }));
+
+    expect(await screen.findByText('Restarting…')).toBeInTheDocument();
+    expect(fake.calls).toEqual(['POST restart']);
+    expect(button('Stop')).toBeDisabled();
+  });
+
+  it('shows a status change pushed by the hub without asking the server again', async () => {
+    const { store, fake } = openInstance(admin);
+    await heading('orders');
+    expect(fake.state.reads).toBe(1);
+    act(() => {
+      store.dispatch(
+        hubEvent(
+          'InstanceStatusChanged',
+          { id: 'i-1', status: 'offline', previousStatus: 'running', statusReason: 'The postmaster exited.', health: { level: 'error', checks: [] } },
+          't',
+        ),
+      );
+    });
+    expect(await within(screen.getByRole('group', { name: 'State' })).findByText('Offline')).toBeInTheDocument();
+    expect(screen.getByText('The postmaster exited.')).toBeInTheDocument();
+    expect(button('Reload configuration')).toBeDisabled();
+    expect(fake.state.reads).toBe(1);
+  });
+
+  it('deletes after a confirmation, stopping a running instance first, and goes back to the list', async () => {
+    const { user, fake, location, store } = openInstance(admin);
+    await heading('orders');
+    await user.click(button('Delete'));
+    const dialog = within(await screen.findByRole('dialog', { name: 'Delete orders?' }));
+    expect(dialog.getByText(/It is running: it will be stopped/)).toBeInTheDocument();
+    await user.click(dialog.getByRole('button', { name: 'Stop and delete' }));
+
+    expect(await heading('Instances')).toBeInTheDocument();
+    expect(location()).toBe('/instances');
+    expect(fake.calls).toEqual(['DELETE force']);
+    expect(store.getState().ui.toasts).toEqual([
+      expect.objectContaining({ summary: 'Instance deleted', detail: 'Its 2 backups are kept for 30 days.' }),
+    ]);
+  });
+
+  it('keeps the instance when the deletion is not confirmed', async () => {
+    const { user, fake } = openInstance(admin);
+    await heading('orders');
+    await user.click(button('Delete'));
+    const dialog = within(await screen.findByRole('dialog', { name: 'Delete orders?' }));
+    await user.click(dialog.getByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(fake.calls).toEqual([]);
+    expect(screen.getByRole('heading', { level: 1, name: 'orders' })).toBeInTheDocument();
+  });
+
+  it('copies the connection details', async () => {
+    const { user } = openInstance(regular);
+    await heading('orders');
+    const connection = region('Connection');
+    expect(await connection.findByText('postgresql://postgres@127.0.0.1:15432/postgres')).toBeInTheDocument();
+    // user-event's clipboard stands in for the browser's; the environment's Blob cannot be read back.
+    const copied = jest.spyOn(navigator.clipboard, 'writeText');
+    await user.click(connection.getByRole('button', { name: 'Copy connection URI' }));
+    expect(copied).toHaveBeenLastCalledWith('postgresql://postgres@127.0.0.1:15432/postgres');
+    expect(connection.getByRole('button', { name: 'Copy connection URI' })).toHaveTextContent('Copied');
+    await user.click(connection.getByRole('button', { name: 'Copy port' }));
+    expect(copied).toHaveBeenLastCalledWith('15432');
+    // Only admins may see the password.
+    expect(connection.queryByRole('button', { name: 'Reveal password' })).not.toBeInTheDocument();
+  });
+
+  it('reveals the password to an admin once, to copy', async () => {
+    const { user, fake } = openInstance(admin, orders, { password: 'Tr0ub4dor&3' });
+    await heading('orders');
+    const connection = region('Connection');
+    await user.click(connection.getByRole('button', { name: 'Reveal password' }));
+    expect(await connection.findByLabelText('Password')).toHaveTextContent('Tr0ub4dor&3');
+    expect(fake.calls).toEqual(['POST secret']);
+    const copied = jest.spyOn(navigator.clipboard, 'writeText');
+    await user.click(connection.getByRole('button', { name: 'Copy password' }));
+    expect(copied).toHaveBeenCalledWith('Tr0ub4dor&3');
+
+    await user.click(connection.getByRole('button', { name: 'Hide' }));
+    expect(connection.queryByText('Tr0ub4dor&3')).not.toBeInTheDocument();
+    expect(connection.getByRole('button', { name: 'Reveal password' })).toBeInTheDocument();
+  });
+
+  it('edits the description and, for an admin, the group', async () => {
+    const bodies: unknown[] = [];
+    const { user } = openInstance(admin);
+    server.use(
+      http.put('/instances/:id', async ({ request }) => {
+        const body = (await request.json()) as Partial<Instance>;
+        bodies.push(body);
+        return HttpResponse.json({ ...orders, ...body, groupName: null });
+      }),
+    );
+    await heading('orders');
+    await user.click(screen.getByRole('button', { name: 'Edit details' }));
+    const dialog = within(await screen.findByRole('dialog', { name: 'Edit details' }));
+    await user.clear(dialog.getByLabelText('Description'));
+    await user.type(dialog.getByLabelText('Description'), 'Orders, archived');
+    await dialog.findByRole('option', { name: 'payments' });
+    await user.selectOptions(dialog.getByRole('combobox', { name: 'Group' }), 'No group');
+    await user.click(dialog.getByRole('button', { name: 'Save' }));
+
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(bodies).toEqual([{ description: 'Orders, archived', groupId: null }]);
+  });
+
+  it('reads the configuration of a new instance only once it is initialized', async () => {
+    const fresh = anInstance({ id: 'i-1', name: 'ledger', status: 'unInitialized', engineVersion: null, operation: { kind: 'create', startedAt: 't' } });
+    const { store, fake } = openInstance(admin, fresh);
+    await heading('ledger');
+    expect(region('Configuration').getByText('No configuration yet')).toBeInTheDocument();
+    expect(region('Details').getByText('Not known yet')).toBeInTheDocument();
+    expect(region('Connection').getByRole('button', { name: 'Reveal password' })).toBeDisabled();
+    expect(fake.state.configReads).toBe(0);
+
+    act(() => {
+      store.dispatch(hubEvent('InstanceUpdated', { instance: { ...fresh, status: 'running', engineVersion: '16.4', operation: null } }, 't'));
+    });
+    expect(await region('Configuration').findByText('None saved yet')).toBeInTheDocument();
+    expect(fake.state.configReads).toBe(1);
+    expect(region('Connection').getByRole('button', { name: 'Reveal password' })).toBeEnabled();
+  });
+
+  it('offers no password for etcd, which has none', async () => {
+    openInstance(admin, anInstance({ id: 'i-1', name: 'events', type: 'etcd' }), {
+      connection: { host: '127.0.0.1', port: 15479, user: null, database: null, uri: 'http://127.0.0.1:15479' },
+    });
+    await heading('events');
+    expect(await region('Connection').findByText('http://127.0.0.1:15479')).toBeInTheDocument();
+    expect(region('Connection').queryByRole('button', { name: 'Reveal password' })).not.toBeInTheDocument();
+  });
+
+  it('says when there is no such instance, or it cannot be seen', async () => {
+    openInstance(regular, null);
+    expect(await screen.findByText('No such instance', {}, firstRender)).toBeInTheDocument();
+    expect(screen.getByText(/or you cannot see it/)).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Back to instances' })).toHaveAttribute('href', '/instances');
+  });
+});
+
+describe('InstancePage: recent logs', () => {
+  // Newest first, as the server answers; ids fall with age.
+  const log = [
+    aLogEntry({ id: 5, level: 'error', handler: 'postgres', message: 'could not open file "pg_wal/0001"' }),
+    aLogEntry({ id: 4, level: 'information', handler: 'backup', message: 'backup finished' }),
+    aLogEntry({ id: 3, level: 'warning', handler: 'postgres', message: 'checkpoints are occurring too frequently' }),
+    aLogEntry({ id: 2, level: 'debug', handler: 'postgres', message: 'autovacuum launcher started' }),
+    aLogEntry({ id: 1, level: 'information', handler: 'postgres', message: 'database system is ready' }),
+  ];
+  const entries = () => within(screen.getByRole('list', { name: 'Log entries' }));
+  const messages = () =>
+    entries()
+      .queryAllByRole('listitem')
+      .filter((item) => item.dataset.level)
+      .map((item) => `${item.dataset.level}: ${item.lastElementChild?.textContent}`);
+
+  it('shows the newest entries with their level, and loads older ones by cursor', async () => {
+    const logs = Array.from({ length: 60 }, (_, i) => aLogEntry({ id: 60 - i, message: `line ${60 - i}` }));
+    const { user, fake } = openInstance(admin, orders, { logs });
+    await heading('orders');
+    await waitFor(() => expect(messages()).toHaveLength(50));
+    expect(messages()[0]).toBe('information: line 60');
+    expect(fake.logQueries.last()).toEqual({ limit: '50' });
+
+    await user.click(entries().getByRole('button', { name: 'Load older' }));
+    await waitFor(() => expect(messages()).toHaveLength(60));
+    expect(messages().at(-1)).toBe('information: line 1');
+    expect(fake.logQueries.last()).toEqual({ limit: '50', cursor: '11' });
+    expect(entries().queryByRole('button', { name: 'Load older' })).not.toBeInTheDocument();
+  });
+
+  it('filters by lowest level, source and text on the server', async () => {
+    const { user, fake } = openInstance(admin, orders, { logs: log, handlers: ['postgres', 'backup'] });
+    await heading('orders');
+    await waitFor(() => expect(messages()).toHaveLength(5));
+    const logs = region('Recent logs');
+
+    await user.selectOptions(logs.getByRole('combobox', { name: 'Level' }), 'Warning and above');
+    await waitFor(() => expect(messages()).toEqual(['error: could not open file "pg_wal/0001"', 'warning: checkpoints are occurring too frequently']));
+    expect(fake.logQueries.last()).toEqual({ limit: '50', levels: 'warning,error,fatal' });
+
+    await user.selectOptions(await logs.findByRole('combobox', { name: 'Source' }), 'backup');
+    await user.type(logs.getByRole('searchbox', { name: 'Search logs' }), 'wal');
+    await waitFor(() => expect(fake.logQueries.last()).toEqual({ limit: '50', levels: 'warning,error,fatal', handler: 'backup', search: 'wal' }));
+  });
+
+  it('adds lines the hub pushes at the top, without asking the server again', async () => {
+    const { store, fake } = openInstance(admin, orders, { logs: log.slice(2) });
+    await heading('orders');
+    await waitFor(() => expect(messages()).toHaveLength(3));
+    const asked = fake.logQueries.seen.length;
+
+    act(() => {
+      store.dispatch(hubEvent('LogsAppended', { instanceId: 'i-1', entries: log.slice(0, 2).reverse() }, 't'));
+    });
+
+    await waitFor(() => expect(messages()).toHaveLength(5));
+    expect(messages().slice(0, 2)).toEqual(['error: could not open file "pg_wal/0001"', 'information: backup finished']);
+    expect(fake.logQueries.seen).toHaveLength(asked);
+  });
+
+  it('says when the instance has not logged anything yet', async () => {
+    openInstance(admin, orders, { logs: [] });
+    await heading('orders');
+    expect(await region('Recent logs').findByText('No log entries yet.')).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,215 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import type { UpdateConfigRequest } from '../../../../contracts/instances';
+import { admin } from '../../fixtures';
+import { meHandler } from '../../handlers/authHandlers';
+import { configServer } from '../../handlers/configHandlers';
+import { validationProblem } from '../../handlers/pages';
+import { setupMsw } from '../../msw';
+import { renderApp } from '../../renderApp';
+
+const server = setupMsw();
+// The screen is a lazy route: load its code once, before the tests time their steps.
+beforeAll(() => import('../../../../src/features/instances/EditConfigurationPage'), 30_000);
+
+function openConfiguration(options: Parameters<typeof configServer>[0] = {}) {
+  const fake = configServer(options);
+  server.use(meHandler(admin), ...fake.handlers);
+  const user = userEvent.setup();
+  return { ...renderApp('/instances/i-1/configuration'), fake, user };
+}
+
+/** The list item of one parameter, found by its editor's label. */
+const rowOf = (name: string) => within(screen.getByLabelText(name).closest('li')!);
+const field = (name: string) => screen.getByLabelText(name) as HTMLInputElement;
+
+async function typeInto(user: ReturnType<typeof userEvent.setup>, name: string, text: string) {
+  await user.clear(field(name));
+  if (text) await user.type(field(name), text);
+}
+
+describe('EditConfigurationPage: the form', () => {
+  it('generates an editor per parameter type, with its apply kind, default and bounds', async () => {
+    openConfiguration();
+    expect(await screen.findByRole('heading', { level: 1, name: 'orders configuration' })).toBeInTheDocument();
+    expect(screen.getByText('PostgreSQL 16.4')).toBeInTheDocument();
+    expect(screen.getByText('Running')).toBeInTheDocument();
+
+    // integer: a text box with its unit and bounds
+    expect(field('work_mem')).toHaveValue('4096');
+    expect(rowOf('work_mem').getByText('kB')).toBeInTheDocument();
+    expect(rowOf('work_mem').getByText('Default: 4096 · Range: 64 – 2147483647 kB')).toBeInTheDocument();
+    expect(rowOf('max_connections').getByText('restart')).toBeInTheDocument();
+    expect(rowOf('work_mem').getByText('reload')).toBeInTheDocument();
+    // bool: a switch
+    expect(screen.getByRole('checkbox', { name: 'log_connections' })).not.toBeChecked();
+    // enum: a select of its values
+    const levels = screen.getByRole('combobox', { name: 'log_min_messages' });
+    expect(levels).toHaveValue('warning');
+    expect(within(levels).getAllByRole('option').map((option) => option.textContent)).toEqual(['debug1', 'info', 'notice', 'warning', 'error']);
+    // real and string: text boxes
+    expect(screen.getByRole('textbox', { name: 'random_page_cost' })).toHaveValue('4');
+    expect(screen.getByRole('textbox', { name: 'application_name' })).toHaveValue('');
+    expect(rowOf('application_name').getByText("Default: ''")).toBeInTheDocument();
+  });
+
+  it('flags a value out of bounds while it is typed and will not review it', async () => {
+    const { user } = openConfiguration();
+    await screen.findByLabelText('max_connections');
+
+    await typeInto(user, 'max_connections', '0');
+    expect(rowOf('max_connections').getByText('Must be within 1 – 262143.')).toBeInTheDocument();
+    expect(field('max_connections')).toHaveAttribute('aria-invalid', 'true');
+    expect(screen.getByRole('button', { name: 'Review changes (1)' })).toBeDisabled();
+    expect(screen.getByText('Fix 1 value before saving: max_connections.')).toBeInTheDocument();
+
+    await typeInto(user, 'max_connections', '12.5');
+    expect(rowOf('max_connections').getByText('Must be a whole number.')).toBeInTheDocument();
+
+    await typeInto(user, 'max_connections', '200');
+    expect(rowOf('max_connections').queryByText(/Must be/)).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Review changes (1)' })).toBeEnabled();
+  });
+
+  it('filters by name or description, and shows only the changes when asked', async () => {
+    const { user } = openConfiguration();
+    await screen.findByLabelText('max_connections');
+    const search = screen.getByRole('searchbox', { name: 'Search parameters' });
+    const names = () => within(screen.getByRole('list', { name: 'Parameters' })).getAllByRole('listitem').map((item) => item.querySelector('label')?.textContent);
+
+    await user.type(search, 'memory');
+    await waitFor(() => expect(names()).toEqual(['work_mem']));
+    expect(screen.getByText('Showing 1 of 6 parameters')).toBeInTheDocument();
+
+    await user.clear(search);
+    await user.type(search, 'nothing like this');
+    expect(await screen.findByText('No parameters match.')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Show all parameters' }));
+    await waitFor(() => expect(names()).toHaveLength(6));
+
+    await user.click(screen.getByRole('checkbox', { name: 'log_connections' }));
+    await user.click(screen.getByRole('checkbox', { name: /Changed only/ }));
+    expect(names()).toEqual(['log_connections']);
+    expect(rowOf('log_connections').getByText('changed')).toBeInTheDocument();
+    expect(rowOf('log_connections').getByText('Saved: off')).toBeInTheDocument();
+
+    // Undoing the only change leaves nothing to show.
+    await user.click(screen.getByRole('button', { name: 'Undo the change to log_connections' }));
+    expect(screen.getByText('No changed parameters.')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Review changes' })).toBeDisabled();
+  });
+});
+
+describe('EditConfigurationPage: saving', () => {
+  it('reviews the diff and saves exactly the changed parameters with a reload', async () => {
+    const { user, fake, store } = openConfiguration();
+    await screen.findByLabelText('work_mem');
+    await typeInto(user, 'work_mem', '8192');
+    await user.click(screen.getByRole('checkbox', { name: 'log_connections' }));
+    // Typed and typed back: not a change.
+    await typeInto(user, 'random_page_cost', '1.1');
+    await typeInto(user, 'random_page_cost', '4');
+
+    await user.click(screen.getByRole('button', { name: 'Review changes (2)' }));
+    const dialog = within(await screen.findByRole('dialog', { name: 'Review changes' }));
+    const reload = within(dialog.getByRole('region', { name: 'Applied by a reload' }));
+    expect(reload.getAllByRole('listitem').map((item) => item.textContent)).toEqual(['work_mem: 4096 → 8192', 'log_connections: off → on']);
+    expect(dialog.queryByRole('region', { name: 'Need a restart' })).not.toBeInTheDocument();
+    // Every change is reload-only: reloading is the default and restarting is not offered.
+    expect(dialog.getByRole('radio', { name: 'Save and reload' })).toBeChecked();
+    expect(dialog.queryByRole('radio', { name: 'Save and restart' })).not.toBeInTheDocument();
+
+    await user.click(dialog.getByRole('button', { name: 'Save and reload' }));
+
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(fake.bodies).toEqual([{ parameters: { work_mem: '8192', log_connections: 'on' }, apply: 'reload' } satisfies UpdateConfigRequest]);
+    expect(store.getState().ui.toasts).toEqual([
+      expect.objectContaining({ summary: 'Configuration saved (revision 1)', detail: 'Reloaded: every change is in effect.' }),
+    ]);
+    // The saved values come back as the new state: nothing is changed any more.
+    await waitFor(() => expect(field('work_mem')).toHaveValue('8192'));
+    expect(screen.getByRole('button', { name: 'Review changes' })).toBeDisabled();
+    expect(screen.getByText('6 parameters · revision 1')).toBeInTheDocument();
+  });
+
+  it('groups restart changes apart, defaults to a restart and saves with the apply chosen', async () => {
+    const { user, fake } = openConfiguration();
+    await screen.findByLabelText('max_connections');
+    await typeInto(user, 'max_connections', '200');
+    await user.selectOptions(screen.getByRole('combobox', { name: 'log_min_messages' }), 'error');
+
+    await user.click(screen.getByRole('button', { name: 'Review changes (2)' }));
+    const dialog = within(await screen.findByRole('dialog', { name: 'Review changes' }));
+    expect(within(dialog.getByRole('region', { name: 'Need a restart' })).getByRole('listitem')).toHaveTextContent('max_connections: 100 → 200');
+    expect(within(dialog.getByRole('region', { name: 'Applied by a reload' })).getByRole('listitem')).toHaveTextContent(
+      'log_min_messages: warning → error',
+    );
+    expect(dialog.getByRole('radio', { name: 'Save and restart' })).toBeChecked();
+
+    await user.click(dialog.getByRole('radio', { name: 'Save only' }));
+    await user.click(dialog.getByRole('button', { name: 'Save only' }));
+
+    await waitFor(() => expect(fake.bodies).toHaveLength(1));
+    expect(fake.bodies[0]).toEqual({ parameters: { max_connections: '200', log_min_messages: 'error' }, apply: 'none' });
+  });
+
+  it('shows the server’s refusals on their rows and keeps everything typed', async () => {
+    const { user, fake } = openConfiguration({
+      answer: () => validationProblem({ max_connections: ['max_connections must be at most 10000 on this host.'] }),
+    });
+    await screen.findByLabelText('max_connections');
+    await typeInto(user, 'max_connections', '20000');
+    await typeInto(user, 'application_name', 'billing');
+    await user.click(screen.getByRole('button', { name: 'Review changes (2)' }));
+    await user.click(within(await screen.findByRole('dialog', { name: 'Review changes' })).getByRole('button', { name: 'Save and restart' }));
+
+    expect(await screen.findByText('max_connections must be at most 10000 on this host.')).toBeInTheDocument();
+    expect(rowOf('max_connections').getByText('max_connections must be at most 10000 on this host.')).toBeInTheDocument();
+    expect(field('max_connections')).toHaveAttribute('aria-invalid', 'true');
+    expect(screen.getByText('The server refused the changes; nothing was saved')).toBeInTheDocument();
+    expect(field('max_connections')).toHaveValue('20000');
+    expect(field('application_name')).toHaveValue('billing');
+    expect(screen.getByRole('button', { name: 'Review changes (2)' })).toBeEnabled();
+    expect(fake.calls).toContain('PUT config');
+
+    // Editing the refused value clears the server's word on it.
+    await typeInto(user, 'max_connections', '9000');
+    expect(rowOf('max_connections').queryByText(/at most 10000/)).not.toBeInTheDocument();
+  });
+});
+
+describe('EditConfigurationPage: the raw view', () => {
+  it('writes the changes as name = value lines and reads edited lines back', async () => {
+    const { user } = openConfiguration();
+    await screen.findByLabelText('work_mem');
+    await typeInto(user, 'work_mem', '8MB');
+    await typeInto(user, 'application_name', "it's mine");
+
+    await user.click(screen.getByRole('tab', { name: 'Raw' }));
+    const raw = (await screen.findByRole('textbox', { name: /Changed parameters/ })) as HTMLTextAreaElement;
+    expect(raw.value).toBe("work_mem = 8MB\napplication_name = 'it''s mine'\n");
+
+    // An unreadable line is reported by number and keeps the form closed until it is fixed.
+    await user.clear(raw);
+    await user.paste("work_mem = 8MB\napplication_name = 'it''s mine'\nlog_min_messages = error\noops\n");
+    expect(screen.getByText('Line 4: expected name = value.')).toBeInTheDocument();
+    expect(screen.getByRole('tab', { name: 'Form' })).toBeDisabled();
+    expect(screen.getByRole('button', { name: /Review changes/ })).toBeDisabled();
+
+    await user.clear(raw);
+    await user.paste("application_name = 'it''s mine'  # quoted\nlog_min_messages = error\nnot_a_parameter = 1");
+    expect(screen.getByText('Line 3: there is no parameter not_a_parameter.')).toBeInTheDocument();
+    await user.type(raw, '{backspace}'.repeat('\nnot_a_parameter = 1'.length));
+    expect(screen.queryByText(/^Line/)).not.toBeInTheDocument();
+
+    await user.click(screen.getByRole('tab', { name: 'Form' }));
+    // work_mem's line was removed: that change is undone; the others are in the form.
+    expect(await screen.findByLabelText('work_mem')).toHaveValue('4096');
+    expect(field('application_name')).toHaveValue("it's mine");
+    expect(screen.getByRole('combobox', { name: 'log_min_messages' })).toHaveValue('error');
+
+    // And back: the same lines again.
+    await user.click(screen.getByRole('tab', { name: 'Raw' }));
+    expect(screen.getByRole('textbox', { name: /Changed parameters/ })).toHaveValue("log_min_messages = error\napplication_name = 'it''s mine'\n");
+  });
+});
