@@ -44,6 +44,8 @@ export const Instance = Type.Object({
   createdBy: Type.Union([Type.String(), Type.Null()]),
   lastBackupAt: Type.Union([Type.String(), Type.Null()]),
   operation: Type.Union([Operation, Type.Null()]),
+  /** Goes up with every change: of two copies of an instance, keep the one with the higher version. */
+  version: Type.Integer(),
 });
 export type Instance = Static<typeof Instance>;
 
@@ -236,6 +238,8 @@ export interface InstanceStatusChangedPayload {
   previousStatus: InstanceStatus;
   statusReason: string | null;
   health: Health;
+  /** The instance's version after this change (see Instance.version). */
+  version: number;
 }
 export interface InstanceDeletedPayload {
   id: string;

@@ -44,6 +44,7 @@ export function toInstance(row: InstanceRow & { group_name?: string | null }): I
     createdAt: row.created_at,
     createdBy: row.created_by,
     lastBackupAt: row.last_backup_at,
+    version: row.version,
     operation: row.operation_kind
       ? { kind: row.operation_kind as OperationKind, startedAt: row.operation_started_at ?? row.created_at }
       : null,
@@ -119,9 +120,9 @@ export async function listInstances(db: Db, query: InstanceListQuery): Promise<P
   return pageOf(query, total, rows.map(toInstance));
 }
 
-export async function insertInstance(db: Db, row: InstanceRow): Promise<void> {
+export async function insertInstance(db: Db, row: Omit<InstanceRow, 'version'>): Promise<void> {
   try {
-    await db.insertInto('instances').values(row).execute();
+    await db.insertInto('instances').values({ ...row, version: 0 }).execute();
   } catch (error) {
     if (/UNIQUE constraint failed: instances\.name|instances_name_key/.test(String(error))) {
       throw new DuplicateInstanceNameError(row.name);
@@ -130,11 +131,16 @@ export async function insertInstance(db: Db, row: InstanceRow): Promise<void> {
   }
 }
 
-export type InstanceChange = Partial<Omit<InstanceRow, 'id' | 'created_at' | 'created_by' | 'type'>>;
+export type InstanceChange = Partial<Omit<InstanceRow, 'id' | 'created_at' | 'created_by' | 'type' | 'version'>>;
 
+/** Applies a change and counts it in the row's version. */
 export async function updateInstanceRow(db: Db, id: string, change: InstanceChange): Promise<void> {
   if (Object.keys(change).length === 0) return;
-  await db.updateTable('instances').set(change).where('id', '=', id).execute();
+  await db
+    .updateTable('instances')
+    .set({ ...change, version: sql<number>`version + 1` })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function deleteInstanceRow(db: Db, id: string): Promise<void> {

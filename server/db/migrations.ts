@@ -149,6 +149,7 @@ const migrations: Record<string, Migration> = {
         .addColumn('last_backup_at', 'text')
         .addColumn('operation_kind', 'text')
         .addColumn('operation_started_at', 'text')
+        .addColumn('version', 'integer', (c) => c.notNull().defaultTo(0))
         .execute();
       await db.schema.createIndex('instances_group_id').on('instances').column('group_id').execute();
       await db.schema.createIndex('instances_created_at').on('instances').column('created_at').execute();

@@ -133,6 +133,8 @@ export interface InstancesTable {
   /** The running operation (one at a time), or null. */
   operation_kind: string | null;
   operation_started_at: string | null;
+  /** Goes up with every change, so a client can tell a stale copy (a late HTTP answer) from a newer event. */
+  version: number;
 }
 
 export interface ConfigRevisionsTable {

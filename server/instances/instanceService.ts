@@ -612,7 +612,8 @@ export class InstanceService {
     const checks = JSON.stringify(health.checks);
     if (row.status === status && row.status_reason === reason && row.health_level === health.level && row.health_checks === checks) return;
     await this.change(id, { status, status_reason: reason, health_level: health.level, health_checks: checks });
-    const payload: InstanceStatusChangedPayload = { id, status, previousStatus: row.status, statusReason: reason, health };
+    const version = (await findInstanceRow(this.deps.db, id))?.version ?? row.version + 1;
+    const payload: InstanceStatusChangedPayload = { id, status, previousStatus: row.status, statusReason: reason, health, version };
     this.deps.bus.publish({ event: 'InstanceStatusChanged', payload, audience: await this.audience(row) });
     if (row.status !== status) {
       await this.deps.logs.write({

@@ -105,7 +105,8 @@ export const instancesApi = baseApi.injectEndpoints({
       async onQueryStarted(_args, { dispatch, queryFulfilled }) {
         const { data } = await queryFulfilled.catch(() => ({ data: undefined }));
         // The buttons wait for the operation from now on, not from the next hub event.
-        if (data) dispatch(patchCachedInstance(data.id, (cached) => Object.assign(cached, data)));
+        // An event may have brought a newer state while this answer was on its way: keep the newest.
+        if (data) dispatch(patchCachedInstance(data.id, (cached) => void (data.version >= cached.version && Object.assign(cached, data))));
       },
     }),
 

@@ -135,12 +135,14 @@ export function* refreshList(): SagaIterator {
 }
 
 export function* applyUpdate({ payload: { instance } }: HubEventAction<InstanceEventPayload>): SagaIterator {
-  yield put(patchCachedInstance(instance.id, (cached) => Object.assign(cached, instance)));
+  yield put(patchCachedInstance(instance.id, (cached) => void (instance.version >= cached.version && Object.assign(cached, instance))));
 }
 
 export function* applyStatus({ payload }: HubEventAction<InstanceStatusChangedPayload>): SagaIterator {
-  const { id, status, statusReason, health } = payload;
-  yield put(patchCachedInstance(id, (cached) => Object.assign(cached, { status, statusReason, health })));
+  const { id, status, statusReason, health, version } = payload;
+  yield put(
+    patchCachedInstance(id, (cached) => void (version >= cached.version && Object.assign(cached, { status, statusReason, health, version }))),
+  );
 }
 
 /** The cached instance by id, from its own entry or any cached list page. */

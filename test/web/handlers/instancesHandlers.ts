@@ -23,6 +23,7 @@ export const anInstance = (overrides: Partial<Instance> = {}): Instance => ({
   createdBy: 'ada@example.com',
   lastBackupAt: null,
   operation: null,
+  version: 1,
   ...overrides,
 });
 

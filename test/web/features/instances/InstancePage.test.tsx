@@ -119,7 +119,7 @@ describe('InstancePage', () => {
       store.dispatch(
         hubEvent(
           'InstanceStatusChanged',
-          { id: 'i-1', status: 'offline', previousStatus: 'running', statusReason: 'The postmaster exited.', health: { level: 'error', checks: [] } },
+          { id: 'i-1', status: 'offline', previousStatus: 'running', statusReason: 'The postmaster exited.', health: { level: 'error', checks: [] }, version: 2 },
           't',
         ),
       );

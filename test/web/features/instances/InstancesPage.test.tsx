@@ -106,7 +106,7 @@ describe('InstancesPage', () => {
       store.dispatch(
         hubEvent(
           'InstanceStatusChanged',
-          { id: 'i-1', status: 'offline', previousStatus: 'running', statusReason: 'The process exited.', health: { level: 'error', checks: [] } },
+          { id: 'i-1', status: 'offline', previousStatus: 'running', statusReason: 'The process exited.', health: { level: 'error', checks: [] }, version: 2 },
           't',
         ),
       );

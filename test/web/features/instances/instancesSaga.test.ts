@@ -177,7 +177,7 @@ describe('instancesSaga: hub events', () => {
     const { store, gets, cached } = await storeWithCaches();
     const health = { level: 'error' as const, checks: [{ name: 'accepts connections', level: 'error' as const, message: 'no answer' }] };
     store.dispatch(
-      hubEvent('InstanceStatusChanged', { id: 'i-1', status: 'offline', previousStatus: 'running', statusReason: 'The process exited.', health }, 't'),
+      hubEvent('InstanceStatusChanged', { id: 'i-1', status: 'offline', previousStatus: 'running', statusReason: 'The process exited.', health, version: 2 }, 't'),
     );
 
     expect(cached.instance()).toMatchObject({ status: 'offline', statusReason: 'The process exited.', health });
@@ -185,6 +185,15 @@ describe('instancesSaga: hub events', () => {
     expect(cached.sorted()?.[0]).toMatchObject({ id: 'i-1', status: 'offline', health });
     await settle();
     expect(gets).toHaveLength(3);
+  });
+
+  it('keeps the newer copy when an older one arrives late (a 202 answer after the events of a fast operation)', async () => {
+    const { store, cached } = await storeWithCaches();
+    const health = { level: 'good' as const, checks: [] };
+    store.dispatch(hubEvent('InstanceStatusChanged', { id: 'i-1', status: 'stopped', previousStatus: 'running', statusReason: null, health, version: 5 }, 't'));
+    store.dispatch(hubEvent('InstanceUpdated', { instance: { ...orders, status: 'running', operation: { kind: 'stop', startedAt: 't' }, version: 4 } }, 't'));
+    expect(cached.instance()).toMatchObject({ status: 'stopped', operation: null, version: 5 });
+    expect(cached.list()?.[0]).toMatchObject({ status: 'stopped', version: 5 });
   });
 
   it('replaces the cached instance with the one InstanceUpdated carries', async () => {
