@@ -3,7 +3,7 @@ import type { Health, HealthCheck, Instance, InstanceStatus, OperationKind } fro
 import type { InstanceType } from '../../contracts/instanceValues';
 import type { PageOf } from '../../contracts/page';
 import type { GroupInstances, InstanceRef } from './groups';
-import { contains, offsetOf, pageOf, parseSort, type PageWindow, type SortKey } from './paging';
+import { contains, escapeLike, offsetOf, pageOf, parseSort, type PageWindow, type SortKey } from './paging';
 import type { Db, InstancesTable } from './schema';
 
 export type InstanceRow = Selectable<InstancesTable>;
@@ -94,8 +94,9 @@ export async function listInstances(db: Db, query: InstanceListQuery): Promise<P
   if (query.visibleGroupIds !== null) base = base.where('instances.group_id', 'in', query.visibleGroupIds);
   if (query.search) {
     const text = query.search.trim().toLowerCase();
+    // Names are lower case already; descriptions are compared lower-cased (see `contains`).
     base = base.where((eb) =>
-      eb.or([contains('instances.name', text), eb(sql`lower(${sql.ref('instances.description')})`, 'like', `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)]),
+      eb.or([contains('instances.name', text), eb(sql`lower(${sql.ref('instances.description')})`, 'like', `%${escapeLike(text)}%`)]),
     );
   }
   if (query.type) base = base.where('instances.type', '=', query.type);

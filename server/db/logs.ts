@@ -1,6 +1,8 @@
+import type { Selectable } from 'kysely';
 import type { LogEntry, LogLevel } from '../../contracts/logs';
 import type { OffsetStore } from '../logs/tailer';
-import type { Db } from './schema';
+import { escapeLike, like } from './paging';
+import type { Db, LogsTable } from './schema';
 
 export interface NewLogEntry {
   timestamp: string;
@@ -11,15 +13,7 @@ export interface NewLogEntry {
   properties?: Record<string, unknown>;
 }
 
-function toEntry(row: {
-  id: number;
-  timestamp: string;
-  level: LogLevel;
-  instance_id: string | null;
-  handler: string;
-  message: string;
-  properties: string;
-}): LogEntry {
+function toEntry(row: Selectable<LogsTable>): LogEntry {
   return {
     id: row.id,
     timestamp: row.timestamp,
@@ -75,7 +69,7 @@ export async function queryLogs(db: Db, query: LogQuery): Promise<{ items: LogEn
   q = query.instanceId === null ? q.where('instance_id', 'is', null) : q.where('instance_id', '=', query.instanceId);
   if (query.levels && query.levels.length > 0) q = q.where('level', 'in', query.levels);
   if (query.handler) q = q.where('handler', '=', query.handler);
-  if (query.search) q = q.where('message', 'like', `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  if (query.search) q = q.where(like('message', `%${escapeLike(query.search)}%`));
   if (query.from) q = q.where('timestamp', '>=', query.from);
   if (query.to) q = q.where('timestamp', '<=', query.to);
   if (query.cursor) q = q.where('id', '<', query.cursor);

@@ -66,6 +66,8 @@ export interface Engine {
   pid(rt: InstanceRuntime): number | null;
   probe(rt: InstanceRuntime): Promise<EngineHealth>;
   parameters(rt: InstanceRuntime): Promise<ConfigParameter[]>;
+  /** Saved parameters the running engine has read but waits for a restart to use. */
+  pendingRestart(rt: InstanceRuntime): Promise<string[]>;
   /** Per-parameter errors for proposed changes; empty when all are acceptable. */
   validate(rt: InstanceRuntime, changes: Record<string, string>): Promise<Record<string, string[]>>;
   apply(rt: InstanceRuntime, changes: Record<string, string>): Promise<ApplyResult>;

@@ -151,6 +151,8 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
     },
 
     parameters,
+    // Flags are read at start only: a saved change is applied by the restart that saves it.
+    pendingRestart: async () => [],
 
     async validate(rt, changes) {
       const known = new Map((await parameters(rt)).map((flag) => [flag.name, flag]));

@@ -318,6 +318,11 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
 
     parameters,
 
+    async pendingRestart(rt) {
+      if (pid(rt) === null) return [];
+      return withClient(rt, async (c) => (await c.query<{ name: string }>(`select name from pg_settings where pending_restart order by name`)).rows.map((r) => r.name));
+    },
+
     async validate(rt, changes) {
       let list: ConfigParameter[];
       try {

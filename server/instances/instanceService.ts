@@ -332,11 +332,7 @@ export class InstanceService {
     const engine = this.engine(row.type);
     try {
       const parameters = await engine.parameters(rt);
-      const pendingRestart = row.health_checks.includes('pending restart')
-        ? (JSON.parse(row.health_checks) as Health['checks'])
-            .filter((c) => c.name === 'pending restart')
-            .flatMap((c) => c.message.replace(/^waiting for a restart: /, '').split(', '))
-        : [];
+      const pendingRestart = await engine.pendingRestart(rt);
       return { revision: (await latestRevision(this.deps.db, id))?.revision ?? 0, parameters, pendingRestart };
     } catch (error) {
       if (error instanceof EngineError) throw new HttpProblem(409, error.message);
@@ -526,20 +522,12 @@ export class InstanceService {
     this.claim(id);
     await this.change(id, { ...change, operation_kind: kind, operation_started_at: this.deps.clock().toISOString() });
     await this.publishInstance('InstanceUpdated', id);
-    this.launch(id, kind, (row, rt) => work(row, rt, this.engine(row.type)), { claimed: true });
+    this.launch(id, kind, (row, rt) => work(row, rt, this.engine(row.type)));
     return (await findInstance(this.deps.db, id))!;
   }
 
   /** Runs an operation in the background; its end clears the operation and tells everyone how it went. */
-  private launch(
-    id: string,
-    kind: OperationKind,
-    work: (row: InstanceRow, rt: InstanceRuntime) => Promise<string | null>,
-    options: { claimed?: boolean } = {},
-  ) {
-    if (!options.claimed && this.busy.has(id) && kind !== 'create' && kind !== 'clone') {
-      throw new HttpProblem(409, 'Another operation is running on this instance: wait for it to finish.');
-    }
+  private launch(id: string, kind: OperationKind, work: (row: InstanceRow, rt: InstanceRuntime) => Promise<string | null>) {
     const done = (async () => {
       let error: string | null = null;
       let detail: string | null = null;
@@ -550,23 +538,18 @@ export class InstanceService {
         error = message(failure);
         const current = await findInstanceRow(this.deps.db, id);
         if (current) {
-          const status: InstanceStatus =
-            current.status === 'unInitialized'
-              ? 'unInitialized'
-              : this.engine(current.type).pid(this.runtime(current)) !== null
-                ? 'running'
-                : current.desired_state === 'running'
-                  ? 'offline'
-                  : 'stopped';
-          await this.settle(id, status, error, { level: 'error', checks: [{ name: kind, level: 'error', message: error }] });
+          await this.settle(id, this.statusAfterFailure(current), error, {
+            level: 'error',
+            checks: [{ name: kind, level: 'error', message: error }],
+          });
         }
       }
-      if (!(await findInstanceRow(this.deps.db, id))) return;
+      const current = await findInstanceRow(this.deps.db, id);
+      if (!current) return;
       await this.change(id, { operation_kind: null, operation_started_at: null });
       await this.publishInstance('InstanceUpdated', id);
-      const row2 = await this.requireRow(id);
       const payload: OperationCompletedPayload = { instanceId: id, kind, ok: error === null, error, detail };
-      this.deps.bus.publish({ event: 'OperationCompleted', payload, audience: await this.audience(row2) });
+      this.deps.bus.publish({ event: 'OperationCompleted', payload, audience: await this.audience(current) });
       await this.deps.logs.write({
         level: error ? 'error' : 'information',
         instanceId: id,
@@ -578,6 +561,13 @@ export class InstanceService {
       .catch(() => undefined)
       .finally(() => this.busy.delete(id));
     this.busy.set(id, done);
+  }
+
+  /** What a failed operation leaves: never initialized, still running, or down (offline if it should run). */
+  private statusAfterFailure(row: InstanceRow): InstanceStatus {
+    if (row.status === 'unInitialized') return 'unInitialized';
+    if (this.engine(row.type).pid(this.runtime(row)) !== null) return 'running';
+    return row.desired_state === 'running' ? 'offline' : 'stopped';
   }
 
   private async startEngine(row: InstanceRow, rt: InstanceRuntime, engine: Engine) {

@@ -110,6 +110,12 @@ export function InstancesPage() {
     ...(isAdmin ? [{ value: 'none', label: 'No group' }] : []),
     ...groups.map((group) => ({ value: group.id, label: group.name })),
   ];
+  const filterFields = [
+    { name: 'type', label: 'Type', width: '40', options: typeOptions },
+    { name: 'status', label: 'Status', width: '44', options: statusOptions },
+    { name: 'health', label: 'Health', width: '40', options: healthOptions },
+    { name: 'groupId', label: 'Group', width: '44', options: groupOptions },
+  ] as const;
   const filtered = !!list.args.search || filters.some((name) => list.filters[name]);
   const bulk = (action: 'start' | 'stop') => dispatch(bulkActionRequested({ instances: selected, action }));
 
@@ -127,34 +133,16 @@ export function InstancesPage() {
       <Stack gap="4">
         <HStack gap="4" align="end" wrap="wrap">
           <SearchInput label="Search instances" value={list.params.search ?? ''} onChange={list.setSearch} />
-          <SelectField
-            label="Type"
-            width="40"
-            value={list.filters.type ?? ''}
-            options={typeOptions}
-            onChange={(value) => list.setFilter('type', value || undefined)}
-          />
-          <SelectField
-            label="Status"
-            width="44"
-            value={list.filters.status ?? ''}
-            options={statusOptions}
-            onChange={(value) => list.setFilter('status', value || undefined)}
-          />
-          <SelectField
-            label="Health"
-            width="40"
-            value={list.filters.health ?? ''}
-            options={healthOptions}
-            onChange={(value) => list.setFilter('health', value || undefined)}
-          />
-          <SelectField
-            label="Group"
-            width="44"
-            value={list.filters.groupId ?? ''}
-            options={groupOptions}
-            onChange={(value) => list.setFilter('groupId', value || undefined)}
-          />
+          {filterFields.map(({ name, label, width, options }) => (
+            <SelectField
+              key={name}
+              label={label}
+              width={width}
+              value={list.filters[name] ?? ''}
+              options={options}
+              onChange={(value) => list.setFilter(name, value || undefined)}
+            />
+          ))}
         </HStack>
         {rows.length > 0 && (
           <HStack gap="4" wrap="wrap" role="toolbar" aria-label="Selected instances">

@@ -25,6 +25,7 @@ export function inertEngine(type: 'pg' | 'etcd'): Engine {
       checks: [{ name: 'process', level: running.has(rt.id) ? 'good' : 'error', message: 'inert' }],
     }),
     parameters: async () => parameters,
+    pendingRestart: async () => [],
     validate: async () => ({}),
     apply: async (_rt, changes) => ({ reload: Object.keys(changes), restart: [] }),
     clone: async () => undefined,
