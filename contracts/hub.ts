@@ -10,6 +10,8 @@ export const hubEvents = [
   'InstanceDeleted',
   'BackupProgress',
   'BackupCompleted',
+  'BackupUpdated',
+  'BackupDeleted',
   'LogsAppended',
   'OperationCompleted',
   'StatisticsChanged',

@@ -36,6 +36,9 @@ import type { Engine } from './engines/engine';
 import { pgEngine } from './engines/pg';
 import { InstanceService } from './instances/instanceService';
 import { LogService } from './logs/logService';
+import { BackupService } from './backups/backupService';
+import { LocalDirectoryStorage, type BackupStorage } from './backups/storage';
+import { backupRoutes, instanceBackupRoutes } from './routes/backups';
 import path from 'node:path';
 import { instanceDefaults } from './config';
 
@@ -52,7 +55,9 @@ export interface AppDeps {
   groupInstances?: GroupInstances;
   /** Engines to run instances with; the Debian binaries of the config by default. */
   engines?: Record<'pg' | 'etcd', Engine>;
-  /** false: no reconcile, health probes or log tailing at start (tests that drive them by hand). */
+  /** Where backups are written; a folder under the data dir by default. */
+  storage?: BackupStorage;
+  /** false: no reconcile, health probes, log tailing, backup recovery or schedules at start (tests that drive them by hand). */
   supervise?: boolean;
 }
 
@@ -81,6 +86,9 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
     etcd: etcdEngine(config.engines),
   };
   const instances = new InstanceService({ db, bus, clock, config, logs, engines });
+  const storage = deps.storage ?? new LocalDirectoryStorage(path.join(config.dataDir, 'backups'));
+  const backups = new BackupService({ db, bus, clock, config, logs, instances, storage });
+  instances.attachBackups(backups);
   const ctx: AppContext = { config, db, clock, bus, hub, logs, instances };
   // Tell clients to reconnect (to this server's successor) before connections are torn down.
   app.addHook('preClose', async () => hub.close());
@@ -91,8 +99,16 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
 
   app.register(async () => migrateToLatest(db));
   // After migrations; instances keep running when the server stops (close only stops watching).
-  if (deps.supervise !== false) app.addHook('onReady', async () => instances.startSupervision());
-  app.addHook('preClose', async () => instances.close());
+  if (deps.supervise !== false) {
+    app.addHook('onReady', async () => {
+      await instances.startSupervision();
+      await backups.start();
+    });
+  }
+  app.addHook('preClose', async () => {
+    await backups.close();
+    await instances.close();
+  });
   if (!deps.db) app.addHook('onClose', async () => db.destroy());
 
   // Order matters: onRequest hooks run in registration order, so security headers are set before
@@ -117,9 +133,11 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
   app.register(auditRoutes, { prefix: '/admin', ctx });
   app.register(groupRoutes, { prefix: '/groups', ctx, authz, instances: groupInstances });
   app.register(instanceRoutes, { prefix: '/instances', ctx, authz, service: instances });
+  app.register(instanceBackupRoutes, { prefix: '/instances', ctx, authz, service: backups });
+  app.register(backupRoutes, { ctx, authz, service: backups });
 
   // Tests, benchmarks and main reach the services of this app through it.
-  return Object.assign(app, { instances, instanceLogs: logs });
+  return Object.assign(app, { instances, instanceLogs: logs, backups });
 }
 
 export type App = ReturnType<typeof buildApp>;

@@ -193,6 +193,49 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+
+  '0005_backups': {
+    async up(db) {
+      // No foreign key to instances: backups outlive a deleted instance until someone deletes them,
+      // so they keep the instance's name and group as they were.
+      await db.schema
+        .createTable('backups')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('instance_id', 'text', (c) => c.notNull())
+        .addColumn('instance_name', 'text', (c) => c.notNull())
+        .addColumn('group_id', 'text')
+        .addColumn('kind', 'text', (c) => c.notNull().check(sql`kind in ('database', 'file')`))
+        .addColumn('trigger', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('started_at', 'text', (c) => c.notNull())
+        .addColumn('finished_at', 'text')
+        .addColumn('size_bytes', 'integer')
+        .addColumn('sha256', 'text')
+        .addColumn('format', 'text', (c) => c.notNull())
+        .addColumn('engine_version', 'text')
+        .addColumn('error', 'text')
+        .addColumn('storage_key', 'text')
+        .addColumn('contents', 'text')
+        .addColumn('verification', 'text')
+        .addColumn('created_by', 'text')
+        .execute();
+      await db.schema.createIndex('backups_instance').on('backups').columns(['instance_id', 'kind', 'started_at']).execute();
+      await db.schema.createIndex('backups_started_at').on('backups').column('started_at').execute();
+
+      await db.schema
+        .createTable('backup_schedules')
+        .addColumn('instance_id', 'text', (c) => c.primaryKey().references('instances.id').onDelete('cascade'))
+        .addColumn('enabled', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('cron', 'text', (c) => c.notNull())
+        .addColumn('time_zone', 'text', (c) => c.notNull())
+        .addColumn('keep_last', 'integer')
+        .addColumn('keep_days', 'integer')
+        /** The scheduled time last run (not when it ran): missed runs are found from it. */
+        .addColumn('last_run_at', 'text')
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 /** Brings the store's schema up to date; throws when a migration fails. */

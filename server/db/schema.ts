@@ -167,6 +167,41 @@ export interface LogOffsetsTable {
   offset: number;
 }
 
+export interface BackupsTable {
+  id: string;
+  instance_id: string;
+  instance_name: string;
+  group_id: string | null;
+  kind: 'database' | 'file';
+  trigger: 'manual' | 'schedule' | 'pre-update' | 'clone';
+  status: 'pending' | 'running' | 'succeeded' | 'failed' | 'corrupt';
+  started_at: string;
+  finished_at: string | null;
+  size_bytes: number | null;
+  sha256: string | null;
+  format: string;
+  engine_version: string | null;
+  error: string | null;
+  /** Where the storage keeps the file; null until it was written. */
+  storage_key: string | null;
+  /** JSON BackupContents. */
+  contents: string | null;
+  /** JSON BackupVerification. */
+  verification: string | null;
+  created_by: string | null;
+}
+
+export interface BackupSchedulesTable {
+  instance_id: string;
+  enabled: number;
+  cron: string;
+  time_zone: string;
+  keep_last: number | null;
+  keep_days: number | null;
+  last_run_at: string | null;
+  updated_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -180,6 +215,8 @@ export interface Database {
   config_revisions: ConfigRevisionsTable;
   logs: LogsTable;
   log_offsets: LogOffsetsTable;
+  backups: BackupsTable;
+  backup_schedules: BackupSchedulesTable;
 }
 
 export type Db = Kysely<Database>;

@@ -1,3 +1,4 @@
+import type { BackupContents } from '../../contracts/backups';
 import type { EngineBinaries } from './detect';
 
 export type EngineType = 'pg' | 'etcd';
@@ -76,9 +77,36 @@ export interface Engine {
    * when the source runs (pg_basebackup, etcd snapshot), a stopped copy otherwise. Not started.
    */
   clone(source: InstanceRuntime, target: InstanceRuntime): Promise<void>;
+  /**
+   * Writes a consistent backup of the running instance's data into `dir` (with a manifest.json),
+   * reporting progress as it goes. The caller packs `dir` into one archive.
+   */
+  backupDatabase(rt: InstanceRuntime, dir: string, progress: (p: BackupProgress) => void): Promise<DatabaseBackup>;
+  /**
+   * Makes `target` (never initialized) an instance holding the backup unpacked in `dir`, with the
+   * given parameters, and leaves it running.
+   */
+  restoreDatabase(dir: string, target: InstanceRuntime, parameters: Record<string, string>): Promise<void>;
+  /** What the running instance holds, in the terms `recorded` uses, to compare a restore against. */
+  inspect(rt: InstanceRuntime, recorded: BackupContents): Promise<BackupContents>;
+  /** Paths under rt.dir a file backup packs: configuration and logs, plus the data folder when asked. */
+  fileBackupPaths(rt: InstanceRuntime, withData: boolean): string[];
   /** The folder the engine writes its JSON logs to. */
   logDir(rt: InstanceRuntime): string;
   remove(rt: InstanceRuntime): Promise<void>;
+}
+
+/** How far a backup is: bytes written, percent when the total is known, and what it does now. */
+export interface BackupProgress {
+  bytes: number;
+  percent: number | null;
+  step: string;
+}
+
+/** What a database backup holds (BackupContents of contracts/backups), and its archive format. */
+export interface DatabaseBackup {
+  format: string;
+  contents: BackupContents;
 }
 
 export interface EngineOptions {

@@ -47,6 +47,8 @@ async function healthy(rt: InstanceRuntime): Promise<boolean> {
   }
 }
 
+export const etcdBackupFormat = 'warden-etcd-v1 (tar: manifest.json, snapshot.db from etcdctl snapshot save)';
+
 /** etcd 3.4 (Debian's etcd-server) as a single member on loopback client and peer ports, zap JSON logs. */
 export function etcdEngine(binaries: EngineBinaries): Engine {
   const pid = (rt: InstanceRuntime): number | null => {
@@ -100,6 +102,33 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
     const set = readFlags(rt);
     return etcdFlags.map((flag) => ({ ...flag, value: set[flag.name] ?? flag.default ?? '', apply: 'restart' }));
   };
+
+  const etcdctl = (...args: string[]) => run(binaries.etcdctlBin, args, { env: { ETCDCTL_API: '3' }, timeoutMs: 60 * 60_000 });
+
+  /** Makes `target`'s data folder (and its logs folder) from a snapshot file the engine user can read. */
+  async function restoreSnapshot(snapshot: string, target: InstanceRuntime, skipHashCheck: boolean) {
+    if (!target.peerPort) throw new EngineError('An etcd instance needs a peer port.');
+    const t = paths(target);
+    fs.mkdirSync(target.dir, { recursive: true, mode: 0o711 });
+    fs.mkdirSync(t.logs, { recursive: true, mode: 0o700 });
+    giveToEngineUser(t.logs);
+    const work = path.join(target.dir, 'restoring');
+    fs.rmSync(work, { recursive: true, force: true });
+    fs.mkdirSync(work, { mode: 0o700 });
+    giveToEngineUser(work);
+    const peerUrl = `http://127.0.0.1:${target.peerPort}`;
+    await etcdctl(
+      'snapshot', 'restore', snapshot,
+      `--data-dir=${path.join(work, 'data')}`,
+      `--name=${target.id}`,
+      `--initial-cluster=${target.id}=${peerUrl}`,
+      `--initial-advertise-peer-urls=${peerUrl}`,
+      ...(skipHashCheck ? ['--skip-hash-check'] : []),
+    );
+    fs.rmSync(t.data, { recursive: true, force: true });
+    fs.renameSync(path.join(work, 'data'), t.data);
+    fs.rmSync(work, { recursive: true, force: true });
+  }
 
   return {
     type: 'etcd',
@@ -170,37 +199,81 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
     },
 
     async clone(source, target) {
-      if (!target.peerPort) throw new EngineError('An etcd instance needs a peer port.');
-      const s = paths(source);
-      const t = paths(target);
+      const online = pid(source) !== null;
       fs.mkdirSync(target.dir, { recursive: true, mode: 0o711 });
       const work = path.join(target.dir, 'restore');
-      fs.mkdirSync(work, { mode: 0o700 });
+      fs.mkdirSync(work, { recursive: true, mode: 0o700 });
       giveToEngineUser(work);
-      fs.mkdirSync(t.logs, { recursive: true, mode: 0o700 });
-      giveToEngineUser(t.logs);
       const snapshot = path.join(work, 'snapshot.db');
-      const etcdctl = (...args: string[]) => run(binaries.etcdctlBin, args, { env: { ETCDCTL_API: '3' }, timeoutMs: 60 * 60_000 });
-      const online = pid(source) !== null;
       if (online) {
         await etcdctl(`--endpoints=${clientUrl(source)}`, 'snapshot', 'save', snapshot);
       } else {
         // A stopped member's backend file is a snapshot without the integrity hash a saved one has.
-        fs.copyFileSync(path.join(s.data, 'member', 'snap', 'db'), snapshot);
+        fs.copyFileSync(path.join(paths(source).data, 'member', 'snap', 'db'), snapshot);
         giveToEngineUser(snapshot);
       }
-      const peerUrl = `http://127.0.0.1:${target.peerPort}`;
-      await etcdctl(
-        'snapshot', 'restore', snapshot,
-        `--data-dir=${path.join(work, 'data')}`,
-        `--name=${target.id}`,
-        `--initial-cluster=${target.id}=${peerUrl}`,
-        `--initial-advertise-peer-urls=${peerUrl}`,
-        ...(online ? [] : ['--skip-hash-check']),
-      );
-      fs.renameSync(path.join(work, 'data'), t.data);
+      await restoreSnapshot(snapshot, target, !online);
       fs.rmSync(work, { recursive: true, force: true });
-      fs.writeFileSync(t.flags, JSON.stringify(readFlags(source), null, 2));
+      fs.writeFileSync(paths(target).flags, JSON.stringify(readFlags(source), null, 2));
+    },
+
+    async backupDatabase(rt, dir, progress) {
+      if (pid(rt) === null) throw new EngineError('The instance is not running: start it to take a database backup (or take a file backup of the stopped instance).');
+      const endpoint = `--endpoints=${clientUrl(rt)}`;
+      const status = JSON.parse((await etcdctl(endpoint, 'endpoint', 'status', '-w', 'json')).stdout) as { Status?: { dbSize?: number } }[];
+      const expected = status[0]?.Status?.dbSize ?? null;
+      const snapshot = path.join(dir, 'snapshot.db');
+      const watch = setInterval(() => {
+        for (const file of [`${snapshot}.part`, snapshot]) {
+          try {
+            const bytes = fs.statSync(file).size;
+            progress({ bytes, percent: expected ? Math.min(99, (bytes / expected) * 100) : null, step: 'saving the snapshot' });
+            return;
+          } catch {
+            // not there yet
+          }
+        }
+      }, 250);
+      try {
+        progress({ bytes: 0, percent: expected ? 0 : null, step: 'saving the snapshot' });
+        await etcdctl(endpoint, 'snapshot', 'save', snapshot);
+      } finally {
+        clearInterval(watch);
+      }
+      const saved = JSON.parse((await etcdctl('snapshot', 'status', snapshot, '-w', 'json')).stdout) as { revision: number; totalSize: number };
+      const counted = JSON.parse(
+        (await etcdctl(endpoint, 'get', '', '--from-key', '--count-only', `--rev=${saved.revision}`, '-w', 'json')).stdout,
+      ) as { count?: number };
+      const { stdout: toolVersion } = await etcdctl('version');
+      const contents = {
+        revision: saved.revision,
+        keyCount: counted.count ?? 0,
+        tools: { etcdctl: toolVersion.split('\n')[0].trim() },
+      };
+      const manifest = { format: etcdBackupFormat, engine: 'etcd', takenAt: new Date().toISOString(), ...contents, file: 'snapshot.db' };
+      fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2), { mode: 0o600 });
+      return { format: etcdBackupFormat, contents };
+    },
+
+    async restoreDatabase(dir, rt, parameters) {
+      const snapshot = path.join(dir, 'snapshot.db');
+      if (!fs.existsSync(snapshot)) throw new EngineError('The backup holds no etcd snapshot (snapshot.db).');
+      fs.mkdirSync(rt.dir, { recursive: true, mode: 0o711 });
+      await restoreSnapshot(snapshot, rt, false);
+      fs.writeFileSync(paths(rt).flags, JSON.stringify(parameters, null, 2));
+      await start(rt);
+    },
+
+    async inspect(rt) {
+      const counted = JSON.parse(
+        (await etcdctl(`--endpoints=${clientUrl(rt)}`, 'get', '', '--from-key', '--count-only', '-w', 'json')).stdout,
+      ) as { header: { revision: number }; count?: number };
+      return { revision: counted.header.revision, keyCount: counted.count ?? 0 };
+    },
+
+    fileBackupPaths(rt, withData) {
+      const wanted = withData ? ['etcd.flags.json', 'logs', 'data'] : ['etcd.flags.json', 'logs'];
+      return wanted.filter((relative) => fs.existsSync(path.join(rt.dir, relative)));
     },
 
     logDir: (rt) => paths(rt).logs,

@@ -13,6 +13,7 @@ import type {
   InstanceRuntime,
   ReloadReport,
 } from './engine';
+import { pgBackupDatabase, pgInspect, pgRestoreInto, readPgManifest, type PgTarget } from './pgBackup';
 import { EngineError, giveToEngineUser, isAlive, run } from './processRunner';
 
 /** Settings Warden owns: changing them would cut the instance off from the console. */
@@ -192,7 +193,9 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
       }));
   }
 
-  return {
+  const target = (rt: InstanceRuntime): PgTarget => ({ rt, socket: paths(rt).socket, password: pgSuperuserPassword(rt) });
+
+  const engine: Engine = {
     type: 'pg',
 
     async unavailable() {
@@ -395,7 +398,28 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
       if (pid(rt) !== null) throw new EngineError('The instance is running: stop it before removing it.');
       fs.rmSync(rt.dir, { recursive: true, force: true });
     },
+
+    async backupDatabase(rt, dir, progress) {
+      if (pid(rt) === null) throw new EngineError('The instance is not running: start it to take a database backup (or take a file backup of the stopped instance).');
+      return pgBackupDatabase({ bin }, target(rt), dir, progress);
+    },
+
+    async restoreDatabase(dir, rt, parameters) {
+      readPgManifest(dir);
+      await engine.initialize(rt, parameters);
+      await engine.start(rt);
+      await pgRestoreInto({ bin }, dir, target(rt));
+    },
+
+    inspect: (rt, recorded) => pgInspect(target(rt), recorded),
+
+    fileBackupPaths(rt, withData) {
+      const configuration = ['postgresql.conf', 'postgresql.auto.conf', 'pg_hba.conf', 'pg_ident.conf', 'warden.conf'].map((f) => `data/${f}`);
+      const wanted = withData ? ['data', 'logs', 'parameters.json'] : [...configuration, 'logs', 'parameters.json'];
+      return wanted.filter((relative) => fs.existsSync(path.join(rt.dir, relative)));
+    },
   };
+  return engine;
 }
 
 /** Checks one proposed value against pg_settings' metadata (type, bounds, enum values). */

@@ -1,5 +1,6 @@
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 
 /** The OS account engine processes run as: initdb refuses root, so a root server hands them to `postgres`. */
 export interface EngineUser {
@@ -105,4 +106,83 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Starts a tool as the engine user with pipes, for output the server streams (pg_dump's archive)
+ * or input it feeds (psql). The child dies with the server: its pipes break when the server goes.
+ */
+export function spawnTool(command: string, args: string[], options: RunOptions = {}) {
+  return spawn(command, args, {
+    ...identity(),
+    cwd: options.cwd ?? '/',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+}
+
+/** Hands a whole tree to the engine user (no-op when the server is not root). */
+export function giveTreeToEngineUser(root: string): void {
+  if (!engineUser()) return;
+  giveToEngineUser(root);
+  for (const entry of fs.readdirSync(root, { withFileTypes: true, recursive: true })) {
+    giveToEngineUser(path.join(entry.parentPath, entry.name));
+  }
+}
+
+export interface StreamedRun {
+  env?: Record<string, string>;
+  /** Bytes written so far, after each chunk. */
+  onBytes?: (bytes: number) => void;
+  /** Each line the tool writes to stderr (e.g. pg_dump -v's progress). */
+  onStderrLine?: (line: string) => void;
+}
+
+/**
+ * Runs a tool as the engine user with its stdout written to `file` by the server (so the file
+ * needs no engine-user access, and the tool dies of a broken pipe if the server does). Rejects with
+ * the tool's last stderr lines on a non-zero exit; the file is left for the caller to remove.
+ */
+export function runToFile(command: string, args: string[], file: string, options: StreamedRun = {}): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawnTool(command, args, { env: options.env });
+    const out = fs.createWriteStream(file, { mode: 0o600 });
+    const stderr: string[] = [];
+    let pending = '';
+    let bytes = 0;
+    let failed: Error | null = null;
+    child.stdin.end();
+    child.stdout.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      options.onBytes?.(bytes);
+    });
+    child.stdout.pipe(out);
+    child.stderr.on('data', (chunk: Buffer) => {
+      pending += chunk.toString('utf8');
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
+        stderr.push(line);
+        if (stderr.length > 50) stderr.shift();
+        options.onStderrLine?.(line);
+      }
+    });
+    out.on('error', (error) => {
+      failed = error;
+      child.kill('SIGTERM');
+    });
+    child.on('error', (error) => (failed = error));
+    child.on('close', (code, signal) => {
+      const finish = () => {
+        if (failed) return reject(failed);
+        if (code !== 0) {
+          const words = [...stderr, pending].filter((l) => l && !/^\S+: (dumping|reading|last built-in|identifying|finding|flagging|saving|started|processing)/.test(l));
+          return reject(new EngineError(`${command.split('/').pop()} failed (${signal ?? `exit ${code}`}): ${words.slice(-6).join('\n').trim()}`));
+        }
+        resolve(bytes);
+      };
+      if (out.writableFinished) finish();
+      else out.once('finish', finish).once('close', finish);
+    });
+  });
 }

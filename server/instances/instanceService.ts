@@ -12,6 +12,7 @@ import type {
   OperationKind,
   UpdateConfigResponse,
 } from '../../contracts/instances';
+import { formatBytes } from '../../contracts/backupValues';
 import { instanceNameProblem, type InstanceType } from '../../contracts/instanceValues';
 import type { Clock } from '../clock';
 import type { Config } from '../config';
@@ -55,6 +56,20 @@ export interface CreateInput {
   parameters: Record<string, string>;
 }
 
+/** What the instances service asks of backups (set once both services exist). */
+export interface InstanceBackups {
+  /** Whether a backup or a verification of the instance runs now. */
+  busy(instanceId: string): boolean;
+  /** Backups of the instance that stay in storage after it is deleted. */
+  keptFor(instanceId: string): Promise<{ count: number; bytes: number }>;
+  /** Takes a backup before an update and waits for it; throws when it fails. Answers what it took. */
+  beforeUpdate(instanceId: string): Promise<string>;
+  /** Throws 404/409 problems when the backup cannot seed a clone of this instance. */
+  checkCloneSource(instanceId: string, backupId: string): Promise<void>;
+  /** Makes the never-initialized `target` hold the backup's data and run. */
+  restoreInto(backupId: string, target: InstanceRuntime, parameters: Record<string, string>): Promise<void>;
+}
+
 const stoppedHealth: Health = { level: 'good', checks: [{ name: 'process', level: 'good', message: 'stopped on request' }] };
 
 function message(error: unknown): string {
@@ -77,11 +92,16 @@ export class InstanceService {
   private probeTimer: NodeJS.Timeout | null = null;
   private probing: Promise<void> | null = null;
   private closed = false;
+  private backups: InstanceBackups | null = null;
   readonly instancesDir: string;
 
   constructor(private readonly deps: InstanceServiceDeps) {
     this.instancesDir = path.join(deps.config.dataDir, 'instances');
     this.ports = new PortAllocator(deps.db, deps.config.instancePorts ?? { from: 15400, to: 15999 });
+  }
+
+  attachBackups(backups: InstanceBackups) {
+    this.backups = backups;
   }
 
   engine(type: InstanceType): Engine {
@@ -121,6 +141,45 @@ export class InstanceService {
       }
       await this.startEngine(row, rt, engine);
       return null;
+    });
+    return instance;
+  }
+
+  /** A new instance holding a backup's data (DESIGN §10 clone with backupId); the source is not touched. */
+  async cloneFromBackup(
+    sourceId: string,
+    input: { name: string; backupId: string; description?: string },
+    author: string | null,
+  ): Promise<Instance> {
+    const source = await this.requireRow(sourceId);
+    if (!this.backups) throw new HttpProblem(503, 'Backups are not available on this server.');
+    await this.backups.checkCloneSource(sourceId, input.backupId);
+    const nameProblem = await this.nameProblem(input.name);
+    if (nameProblem) throw validationProblem({ name: [nameProblem] });
+    const engine = this.engine(source.type);
+    await this.ensureUsable(engine);
+    const id = randomUUID();
+    const instance = await this.insert(
+      id,
+      {
+        name: input.name,
+        type: source.type,
+        groupId: source.group_id,
+        description: input.description ?? `Restored from a backup of ${source.name}`,
+        parameters: {},
+      },
+      author,
+      'clone',
+    );
+    const backups = this.backups;
+    this.launch(id, 'clone', async (row, rt) => {
+      const saved = await revisionParameters(this.deps.db, sourceId);
+      this.deps.logs.tail(id, engine.logDir(rt), row.type);
+      await backups.restoreInto(input.backupId, rt, saved);
+      if (Object.keys(saved).length > 0) await recordRevision(this.deps.db, id, author, this.deps.clock(), saved, {});
+      await this.change(id, { status: 'stopped', status_reason: null, engine_version: await engine.version() });
+      await this.probeInto(row, rt, engine);
+      return `restored from backup ${input.backupId} of ${source.name}`;
     });
     return instance;
   }
@@ -281,13 +340,15 @@ export class InstanceService {
     const row = await this.requireRow(id);
     if (row.status === 'unInitialized') throw new HttpProblem(409, 'The instance was never initialized: there is nothing to update.');
     return this.operate(id, 'update', {}, async (current, rt, engine) => {
+      // A backup first, so an update that goes wrong can be undone by restoring it.
+      const taken = this.backups ? await this.backups.beforeUpdate(id) : null;
       const latest = await engine.version();
       if (engine.pid(rt) !== null) {
         await engine.restart(rt);
         await this.probeInto(current, rt, engine);
       }
       await this.change(id, { engine_version: latest });
-      return `now on ${latest}`;
+      return `now on ${latest}${taken ? `; ${taken}` : ''}`;
     });
   }
 
@@ -298,6 +359,7 @@ export class InstanceService {
     if (engine.pid(rt) !== null && !force) {
       throw new HttpProblem(409, `${row.name} is running: stop it first, or delete with force to stop and delete it.`);
     }
+    if (this.backups?.busy(id)) throw new HttpProblem(409, `A backup of ${row.name} is being taken or verified: wait for it to finish.`);
     this.claim(id);
     try {
       await this.change(id, { operation_kind: 'delete', operation_started_at: this.deps.clock().toISOString() });
@@ -320,7 +382,12 @@ export class InstanceService {
     } finally {
       this.busy.delete(id);
     }
-    return { id, backups: 'The instance had no backups in Warden; its data folder was removed.' };
+    const kept = (await this.backups?.keptFor(id)) ?? { count: 0, bytes: 0 };
+    const backups =
+      kept.count === 0
+        ? 'The instance had no backups in Warden; its data folder was removed.'
+        : `Its data folder was removed; its ${kept.count === 1 ? 'backup is' : `${kept.count} backups are`} kept (${formatBytes(kept.bytes)}): an admin can restore or delete ${kept.count === 1 ? 'it' : 'them'} from Backups.`;
+    return { id, backups };
   }
 
   // ---- Configuration ----
@@ -429,6 +496,45 @@ export class InstanceService {
     return listRevisions(this.deps.db, id, { page, pageSize });
   }
 
+  // ---- Scratch instances ----
+
+  /**
+   * A throwaway runtime for verification and sandboxes: a hidden folder beside the instances (the
+   * engine user can reach it) and ports no instance gets until `dispose` stops and removes it.
+   */
+  async scratch(type: InstanceType, name: string): Promise<{ rt: InstanceRuntime; dispose: () => Promise<void> }> {
+    const ports = await this.ports.reserve(type === 'etcd' ? 2 : 1);
+    const rt: InstanceRuntime = { id: `scratch-${name}`, dir: path.join(this.instancesDir, `.scratch-${type}-${name}`), port: ports[0], peerPort: ports[1] };
+    const engine = this.engine(type);
+    const dispose = async () => {
+      try {
+        if (engine.pid(rt) !== null) await engine.stop(rt);
+        fs.rmSync(rt.dir, { recursive: true, force: true });
+      } finally {
+        this.ports.release(ports);
+      }
+    };
+    return { rt, dispose };
+  }
+
+  /** Scratch instances a server stop cut off: stopped and removed at start. */
+  private async removeLeftoverScratch() {
+    let names: string[];
+    try {
+      names = fs.readdirSync(this.instancesDir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const match = /^\.scratch-(pg|etcd)-/.exec(name);
+      if (!match) continue;
+      const engine = this.engine(match[1] as InstanceType);
+      const rt: InstanceRuntime = { id: name, dir: path.join(this.instancesDir, name), port: 0 };
+      if (engine.pid(rt) !== null) await engine.stop(rt).catch(() => undefined);
+      fs.rmSync(rt.dir, { recursive: true, force: true });
+    }
+  }
+
   // ---- Supervision ----
 
   /**
@@ -436,6 +542,7 @@ export class InstanceService {
    * as they are (never restarted), instances that should run and do not are started.
    */
   async reconcile(): Promise<void> {
+    await this.removeLeftoverScratch();
     for (const row of await allInstanceRows(this.deps.db)) {
       if (row.operation_kind) await this.change(row.id, { operation_kind: null, operation_started_at: null });
       const engine = this.engine(row.type);

@@ -18,6 +18,8 @@ function portIsFree(port: number): Promise<boolean> {
  */
 export class PortAllocator {
   private queue: Promise<unknown> = Promise.resolve();
+  /** Ports held by scratch instances (verification, sandboxes), which the store does not know of. */
+  private readonly reserved = new Set<number>();
 
   constructor(
     private readonly db: Db,
@@ -30,8 +32,20 @@ export class PortAllocator {
     return next;
   }
 
+  /** Ports for a scratch instance: no instance gets them until they are released. */
+  reserve(count: number): Promise<number[]> {
+    return this.withPorts(count, async (ports) => {
+      for (const port of ports) this.reserved.add(port);
+      return ports;
+    });
+  }
+
+  release(ports: number[]): void {
+    for (const port of ports) this.reserved.delete(port);
+  }
+
   private async pick(count: number): Promise<number[]> {
-    const taken = await portsInUse(this.db);
+    const taken = new Set([...(await portsInUse(this.db)), ...this.reserved]);
     const picked: number[] = [];
     for (let port = this.range.from; port <= this.range.to && picked.length < count; port++) {
       if (!taken.has(port) && (await portIsFree(port))) picked.push(port);

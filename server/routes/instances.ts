@@ -271,7 +271,7 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{
       config: { access: 'user' },
       schema: {
         tags,
-        summary: 'A new instance (same type and group) from a consistent copy of this one',
+        summary: 'A new instance (same type and group) from a consistent copy of this one, or restored from one of its database backups (backupId)',
         params: IdParams,
         body: CloneRequest,
         response: { 202: Instance, 400: Problem, 404: Problem, 409: Problem, 503: Problem },
@@ -279,11 +279,13 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       const source = await visible(request, request.params.id);
-      if (request.body.backupId) {
-        throw new HttpProblem(404, `Instance ${source.name} has no backup ${request.body.backupId}.`);
-      }
-      const clone = await audited(ctx, request, { action: 'instances.clone', target: source.id, detail: { name: request.body.name } }, async (note) => {
-        const created = await service.clone(source.id, request.body, await authorEmail(request));
+      const { backupId, ...input } = request.body;
+      const detail = { name: input.name, ...(backupId ? { backupId } : {}) };
+      const clone = await audited(ctx, request, { action: 'instances.clone', target: source.id, detail }, async (note) => {
+        const author = await authorEmail(request);
+        const created = backupId
+          ? await service.cloneFromBackup(source.id, { ...input, backupId }, author)
+          : await service.clone(source.id, input, author);
         note.detail = { ...note.detail, cloneId: created.id };
         return created;
       });

@@ -3,6 +3,7 @@ import { all, fork } from 'redux-saga/effects';
 import { apiErrorSaga } from '../api/apiErrorSaga';
 import { usersSaga } from '../features/admin/usersSaga';
 import { sessionSaga } from '../features/auth/sessionSaga';
+import { backupsSaga } from '../features/backups/backupsSaga';
 import { groupsSaga } from '../features/groups/groupsSaga';
 import { instancesSaga } from '../features/instances/instancesSaga';
 import { configurationSaga } from '../features/instances/configurationSaga';
@@ -22,6 +23,7 @@ export function* rootSaga(deps: StoreDeps): SagaIterator {
     fork(instancesSaga, deps),
     fork(configurationSaga),
     fork(updatesSaga),
+    fork(backupsSaga),
     fork(twoFactorSaga),
     fork(debugMessageSaga),
     ...(deps.createHub ? [fork(realtimeSaga, deps.createHub)] : []),

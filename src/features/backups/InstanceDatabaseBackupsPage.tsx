@@ -1,5 +1,5 @@
-import { PageHeader } from '../../components/PageHeader';
+import { InstanceBackupsPage } from './InstanceBackupsPage';
 
 export function InstanceDatabaseBackupsPage() {
-  return <PageHeader title="Database backups" description="Dumps and snapshots of the instance’s data, to download or to clone from." />;
+  return <InstanceBackupsPage kind="database" />;
 }

@@ -1,5 +1,5 @@
-import { PageHeader } from '../../components/PageHeader';
+import { InstanceBackupsPage } from './InstanceBackupsPage';
 
 export function InstanceFileBackupsPage() {
-  return <PageHeader title="File backups" description="Copies of the instance’s configuration files and server logs." />;
+  return <InstanceBackupsPage kind="file" />;
 }

@@ -19,7 +19,7 @@ import { useAllGroupsQuery } from '../groups/groupsApi';
 import { InitialParameters, type ParameterRow } from './InitialParameters';
 import { useCreateInstanceMutation } from './instancesApi';
 import { typeLabels } from './typeLabels';
-import { useNameCheck, type NameCheck } from './useNameCheck';
+import { nameHint, useNameCheck } from './useNameCheck';
 
 const fields = ['name', 'type', 'groupId', 'description', 'parameters'];
 
@@ -35,12 +35,6 @@ const parameterKeys = (name: string) => [name, `parameters.${name}`, `parameters
 const parameterErrors = (errors: FieldErrors, name: string) => {
   const said = parameterKeys(name).flatMap((key) => errors[key] ?? []);
   return said.length > 0 ? said : undefined;
-};
-
-const nameHint = ({ checking, available }: NameCheck) => {
-  if (checking) return 'Checking the name…';
-  if (available) return 'This name is available.';
-  return '3–40 lower-case letters, digits and -, starting with a letter.';
 };
 
 export function CreateInstancePage() {

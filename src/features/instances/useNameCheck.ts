@@ -34,3 +34,10 @@ export function useNameCheck(name: string): NameCheck {
   if (!answer) return { problem: null, checking: !isError, available: false };
   return { problem: answer.valid ? null : (answer.reason ?? 'This name cannot be used.'), checking: false, available: answer.valid };
 }
+
+/** What the name field says below itself while the name has no problem. */
+export function nameHint({ checking, available }: NameCheck): string {
+  if (checking) return 'Checking the name…';
+  if (available) return 'This name is available.';
+  return '3–40 lower-case letters, digits and -, starting with a letter.';
+}

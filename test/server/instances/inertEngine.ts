@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { ConfigParameter, Engine } from '../../../server/engines/engine';
 
 /**
@@ -31,5 +33,12 @@ export function inertEngine(type: 'pg' | 'etcd'): Engine {
     clone: async () => undefined,
     logDir: (rt) => `${rt.dir}/logs`,
     remove: async () => undefined,
+    backupDatabase: async (_rt, dir) => {
+      fs.writeFileSync(path.join(dir, 'manifest.json'), '{"engine":"inert"}');
+      return { format: 'inert', contents: { keyCount: 0 } };
+    },
+    restoreDatabase: async (_dir, rt) => void running.add(rt.id),
+    inspect: async (_rt, recorded) => recorded,
+    fileBackupPaths: () => [],
   };
 }

@@ -24,6 +24,7 @@ export interface InstanceWorld {
   db: Db;
   app(): App;
   service(): App['instances'];
+  backups(): App['backups'];
   logs(): App['instanceLogs'];
   call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, cookie?: string): Promise<LightMyRequestResponse>;
   instance(id: string): Promise<Instance>;
@@ -70,6 +71,7 @@ export async function instanceWorld(): Promise<InstanceWorld> {
     db,
     app: () => app,
     service: () => app.instances,
+    backups: () => app.backups,
     logs: () => app.instanceLogs,
     call,
     async instance(id) {
@@ -89,6 +91,7 @@ export async function instanceWorld(): Promise<InstanceWorld> {
       await app.close();
       app = await start();
       await app.instances.idle();
+      await app.backups.idle();
     },
     async destroy() {
       await app.close();

@@ -2,6 +2,7 @@ import { screen, waitFor } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { admin } from '../fixtures';
 import { meHandler } from '../handlers/authHandlers';
+import { backupScreensAtRest } from '../handlers/backupsHandlers';
 import { debugHandler, outboxHandler } from '../features/debug/debugHandlers';
 import { identityScreensAtRest } from '../handlers/identityScreens';
 import { instanceScreensAtRest } from '../handlers/instancesHandlers';
@@ -12,7 +13,7 @@ const server = setupMsw();
 // The screens opened here call the API on mount; they answer quietly so every call is handled.
 beforeEach(() =>
   // The instance screens' answers first: GET /groups/all is theirs, not a group's.
-  server.use(...instanceScreensAtRest(), ...identityScreensAtRest(), debugHandler().handler, outboxHandler([]).handler),
+  server.use(...instanceScreensAtRest(), ...backupScreensAtRest(), ...identityScreensAtRest(), debugHandler().handler, outboxHandler([]).handler),
 );
 
 const heading = (name: string) => screen.findByRole('heading', { level: 1, name });

@@ -1,0 +1,241 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client } from 'pg';
+import type { BackupContents } from '../../contracts/backups';
+import type { BackupProgress, DatabaseBackup, InstanceRuntime } from './engine';
+import { EngineError, run, runToFile, spawnTool } from './processRunner';
+
+// Database backups of PostgreSQL (DESIGN §5): pg_dump -Fc of every database that takes connections
+// and is not a template, pg_dumpall --globals-only, and a manifest with exact row counts per table,
+// all taken at one snapshot per database so the counts describe exactly what the dump holds.
+
+export const pgBackupFormat = 'warden-pg-v1 (tar: manifest.json, globals.sql, pg_dump -Fc per database)';
+
+export interface PgManifest {
+  format: string;
+  engine: 'pg';
+  takenAt: string;
+  lsn: string;
+  tools: Record<string, string>;
+  databases: { name: string; file: string; bytes: number; rows: Record<string, number> }[];
+}
+
+export interface PgTarget {
+  rt: InstanceRuntime;
+  socket: string;
+  password: string;
+}
+
+interface Tools {
+  bin: (tool: string) => string;
+}
+
+const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+function connect(target: PgTarget, database: string): Promise<Client> {
+  const client = new Client({
+    host: target.socket,
+    port: target.rt.port,
+    user: 'postgres',
+    database,
+    password: target.password,
+    connectionTimeoutMillis: 5000,
+  });
+  return client.connect().then(() => client);
+}
+
+async function withClient<T>(target: PgTarget, database: string, use: (client: Client) => Promise<T>): Promise<T> {
+  const client = await connect(target, database);
+  try {
+    return await use(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+const connectionArgs = (target: PgTarget) => ['-h', target.socket, '-p', String(target.rt.port), '-U', 'postgres', '-w'];
+
+interface TablePlan {
+  table: string;
+  bytes: number;
+}
+
+/** Ordinary tables of the user's schemas, with their size on disk (for progress). */
+async function tablesOf(client: Client): Promise<TablePlan[]> {
+  const { rows } = await client.query<{ schema: string; name: string; bytes: string }>(
+    `select n.nspname as schema, c.relname as name, pg_total_relation_size(c.oid)::text as bytes
+       from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where c.relkind = 'r' and n.nspname not in ('pg_catalog', 'information_schema')
+        and n.nspname not like 'pg_toast%' and n.nspname not like 'pg_temp%'
+      order by 1, 2`,
+  );
+  return rows.map((r) => ({ table: `${r.schema}.${r.name}`, bytes: Number(r.bytes) }));
+}
+
+async function countRows(client: Client, tables: TablePlan[]): Promise<Record<string, number>> {
+  const rows: Record<string, number> = {};
+  for (const { table } of tables) {
+    const [schema, ...rest] = table.split('.');
+    const { rows: result } = await client.query<{ n: string }>(
+      `select count(*)::text as n from only ${quoteIdent(schema)}.${quoteIdent(rest.join('.'))}`,
+    );
+    rows[table] = Number(result[0].n);
+  }
+  return rows;
+}
+
+export async function pgBackupDatabase(
+  tools: Tools,
+  target: PgTarget,
+  dir: string,
+  progress: (p: BackupProgress) => void,
+): Promise<DatabaseBackup & { manifest: PgManifest }> {
+  const env = { PGPASSWORD: target.password };
+  const { databases, lsn } = await withClient(target, 'postgres', async (client) => {
+    const dbs = await client.query<{ name: string; bytes: string }>(
+      `select datname as name, pg_database_size(datname)::text as bytes
+         from pg_database where datallowconn and not datistemplate order by datname`,
+    );
+    const position = await client.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn');
+    return { databases: dbs.rows.map((d) => ({ name: d.name, bytes: Number(d.bytes) })), lsn: position.rows[0].lsn };
+  });
+  const [{ stdout: dumpVersion }] = await Promise.all([run(tools.bin('pg_dump'), ['--version'])]);
+
+  progress({ bytes: 0, percent: 0, step: 'roles and tablespaces' });
+  const globals = await run(tools.bin('pg_dumpall'), ['--globals-only', ...connectionArgs(target)], { env });
+  fs.writeFileSync(path.join(dir, 'globals.sql'), globals.stdout, { mode: 0o600 });
+  fs.mkdirSync(path.join(dir, 'databases'), { mode: 0o700 });
+
+  const totalBytes = databases.reduce((sum, d) => sum + d.bytes, 0) || 1;
+  let doneWeight = 0;
+  let writtenBefore = Buffer.byteLength(globals.stdout);
+  const manifest: PgManifest = {
+    format: pgBackupFormat,
+    engine: 'pg',
+    takenAt: new Date().toISOString(),
+    lsn,
+    tools: { pg_dump: dumpVersion.trim() },
+    databases: [],
+  };
+
+  for (const [index, database] of databases.entries()) {
+    const file = `databases/${index + 1}.dump`;
+    const client = await connect(target, database.name);
+    try {
+      // One snapshot for the dump and the counts: the manifest then describes exactly what is dumped.
+      await client.query('begin isolation level repeatable read read only');
+      const snapshot = (await client.query<{ id: string }>('select pg_export_snapshot() as id')).rows[0].id;
+      const tables = await tablesOf(client);
+      const tableBytes = tables.reduce((sum, t) => sum + t.bytes, 0) || 1;
+      const sizes = new Map(tables.map((t) => [t.table, t.bytes]));
+      let finishedTables = 0;
+      let current: string | null = null;
+      let written = 0;
+      const report = () =>
+        progress({
+          bytes: writtenBefore + written,
+          percent: Math.min(99, ((doneWeight + (database.bytes * finishedTables) / tableBytes) / totalBytes) * 100),
+          step: `dumping ${database.name}${current ? ` (${current})` : ''}`,
+        });
+      report();
+      const dump = runToFile(
+        tools.bin('pg_dump'),
+        ['-Fc', '-v', `--snapshot=${snapshot}`, ...connectionArgs(target), '-d', database.name],
+        path.join(dir, file),
+        {
+          env,
+          onBytes: (bytes) => {
+            written = bytes;
+            report();
+          },
+          onStderrLine: (line) => {
+            const match = /dumping contents of table "(.+)"/.exec(line);
+            if (!match) return;
+            if (current) finishedTables += sizes.get(current) ?? 0;
+            current = match[1];
+            report();
+          },
+        },
+      );
+      const [bytes, rows] = await Promise.all([dump, countRows(client, tables)]);
+      await client.query('commit');
+      manifest.databases.push({ name: database.name, file, bytes, rows });
+      doneWeight += database.bytes;
+      writtenBefore += bytes;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+  fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2), { mode: 0o600 });
+  progress({ bytes: writtenBefore, percent: 99, step: 'packing' });
+  const contents: BackupContents = {
+    databases: manifest.databases.map(({ name, bytes, rows }) => ({ name, bytes, rows })),
+    lsn,
+    tools: manifest.tools,
+  };
+  return { format: pgBackupFormat, contents, manifest };
+}
+
+export function readPgManifest(dir: string): PgManifest {
+  let manifest: PgManifest;
+  try {
+    manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as PgManifest;
+  } catch (error) {
+    throw new EngineError(`The backup has no readable manifest.json: ${(error as Error).message}`);
+  }
+  if (manifest.engine !== 'pg' || !Array.isArray(manifest.databases)) throw new EngineError('The backup is not a PostgreSQL database backup.');
+  return manifest;
+}
+
+/** Runs SQL through psql's stdin (so the file needs no engine-user access), stopping at the first error. */
+function psqlStdin(tools: Tools, target: PgTarget, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawnTool(
+      tools.bin('psql'),
+      ['-X', '-q', '-v', 'ON_ERROR_STOP=1', ...connectionArgs(target), '-d', 'postgres', '-f', '-'],
+      { env: { PGPASSWORD: target.password } },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.stdout.resume();
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new EngineError(`psql failed: ${stderr.trim()}`))));
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(text);
+  });
+}
+
+/** Restores roles, then every database, into a fresh running server. */
+export async function pgRestoreInto(tools: Tools, dir: string, target: PgTarget): Promise<void> {
+  const manifest = readPgManifest(dir);
+  // The superuser keeps the new instance's own password, or the console could not reach it.
+  const globals = fs
+    .readFileSync(path.join(dir, 'globals.sql'), 'utf8')
+    .split('\n')
+    .filter((line) => !/^(CREATE|ALTER) ROLE postgres\b/.test(line))
+    .join('\n');
+  await psqlStdin(tools, target, globals);
+  for (const database of manifest.databases) {
+    const into = database.name === 'postgres' ? ['-d', 'postgres'] : ['-C', '-d', 'postgres'];
+    await run(
+      tools.bin('pg_restore'),
+      [...connectionArgs(target), '--exit-on-error', '-j', '2', ...into, path.join(dir, database.file)],
+      { env: { PGPASSWORD: target.password }, timeoutMs: 6 * 60 * 60_000 },
+    );
+  }
+}
+
+/** Exact row counts of the databases and tables a backup recorded, read from a running server. */
+export async function pgInspect(target: PgTarget, recorded: BackupContents): Promise<BackupContents> {
+  const databases: NonNullable<BackupContents['databases']> = [];
+  for (const { name } of recorded.databases ?? []) {
+    try {
+      databases.push(
+        await withClient(target, name, async (client) => ({ name, bytes: 0, rows: await countRows(client, await tablesOf(client)) })),
+      );
+    } catch (error) {
+      throw new EngineError(`Database ${name} could not be read after the restore: ${(error as Error).message}`);
+    }
+  }
+  return { databases };
+}

@@ -1,0 +1,264 @@
+import { Button, Field, HStack, Input, List, Stack, Switch, Text } from '@chakra-ui/react';
+import { useId, useState, type FormEvent } from 'react';
+import type { BackupSchedule, RetentionPreview, UpdateScheduleRequest } from '../../../contracts/backups';
+import { formatBytes, retentionLimits } from '../../../contracts/backupValues';
+import { DataTable } from '../../components/DataTable';
+import { DateTime } from '../../components/DateTime';
+import { fieldErrors, otherErrors, type FieldErrors } from '../../components/fieldErrors';
+import { ErrorState, LoadingState } from '../../components/ListStates';
+import { Notice } from '../../components/Notice';
+import { Section } from '../../components/Section';
+import { SelectField } from '../../components/SelectField';
+import { kindLabels, statusLooks } from './backupLabels';
+import { useBackupScheduleQuery, usePreviewRetentionMutation, useSaveBackupScheduleMutation } from './backupsApi';
+
+const fields = ['enabled', 'cron', 'timeZone', 'keepLast', 'keepDays'] as const;
+type ScheduleField = (typeof fields)[number];
+
+interface Draft {
+  enabled: boolean;
+  cron: string;
+  timeZone: string;
+  keepLast: string;
+  keepDays: string;
+}
+
+const draftOf = (schedule: BackupSchedule): Draft => ({
+  enabled: schedule.enabled,
+  cron: schedule.cron,
+  timeZone: schedule.timeZone,
+  keepLast: schedule.keepLast?.toString() ?? '',
+  keepDays: schedule.keepDays?.toString() ?? '',
+});
+
+/** A retention limit as typed: empty is no limit, else a whole number within the contract's bounds. */
+function limitOf(text: string, max: number): { value: number | null; problem: string | null } {
+  const trimmed = text.trim();
+  if (trimmed === '') return { value: null, problem: null };
+  const n = Number(trimmed);
+  if (!Number.isInteger(n) || n < 1 || n > max) return { value: null, problem: `A whole number from 1 to ${max}, or empty for no limit.` };
+  return { value: n, problem: null };
+}
+
+/** The server's complaints about what it was sent, but those about a field changed since. */
+function stillHeld(said: FieldErrors, sent: Partial<UpdateScheduleRequest> | undefined, now: UpdateScheduleRequest): FieldErrors {
+  const isField = (key: string): key is ScheduleField => (fields as readonly string[]).includes(key);
+  return Object.fromEntries(Object.entries(said).filter(([key]) => !isField(key) || sent?.[key] === now[key]));
+}
+
+// Browsers without Intl.supportedValuesOf get a text field. UTC is not in the IANA list itself.
+const timeZones: string[] | null =
+  typeof Intl.supportedValuesOf === 'function' ? [...new Set(['UTC', ...Intl.supportedValuesOf('timeZone')])] : null;
+
+function TimeZoneField({ value, onChange, errors }: { value: string; onChange: (zone: string) => void; errors?: string[] }) {
+  if (!timeZones) {
+    return (
+      <Field.Root required invalid={!!errors?.length}>
+        <Field.Label>Time zone</Field.Label>
+        <Input autoComplete="off" spellCheck={false} value={value} onChange={(event) => onChange(event.target.value)} />
+        {errors?.length ? <Field.ErrorText>{errors.join(' ')}</Field.ErrorText> : <Field.HelperText>An IANA time zone, e.g. Europe/Berlin.</Field.HelperText>}
+      </Field.Root>
+    );
+  }
+  // A zone this browser does not know stays choosable, so a save does not change it unasked.
+  const zones = timeZones.includes(value) ? timeZones : [value, ...timeZones];
+  return <SelectField label="Time zone" value={value} options={zones.map((zone) => ({ value: zone, label: zone }))} onChange={onChange} errors={errors} />;
+}
+
+function TextField({ label, value, onChange, errors, hint, numeric = false }: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  errors?: string[];
+  hint: string;
+  numeric?: boolean;
+}) {
+  return (
+    <Field.Root invalid={!!errors?.length}>
+      <Field.Label>{label}</Field.Label>
+      <Input
+        autoComplete="off"
+        spellCheck={false}
+        inputMode={numeric ? 'numeric' : undefined}
+        fontFamily={numeric ? undefined : 'mono'}
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+      />
+      {errors?.length ? <Field.ErrorText>{errors.join(' ')}</Field.ErrorText> : <Field.HelperText>{hint}</Field.HelperText>}
+    </Field.Root>
+  );
+}
+
+// The person's own locale and time zone: the server sends the runs as UTC instants.
+const runFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'short' });
+
+function NextRuns({ schedule }: { schedule: BackupSchedule }) {
+  const headingId = useId();
+  if (!schedule.enabled || schedule.nextRuns.length === 0) {
+    return <Text color="fg.muted">No backups are scheduled{schedule.enabled ? '' : ': the schedule is off'}.</Text>;
+  }
+  return (
+    <Stack gap="1">
+      <Text fontWeight="medium" id={headingId}>
+        Next runs, in your time
+      </Text>
+      <List.Root aria-labelledby={headingId} ps="5">
+        {schedule.nextRuns.map((run) => (
+          <List.Item key={run}>
+            <time dateTime={run}>{runFormat.format(new Date(run))}</time>
+          </List.Item>
+        ))}
+      </List.Root>
+    </Stack>
+  );
+}
+
+function PreviewResult({ preview }: { preview: RetentionPreview }) {
+  const count = preview.wouldDelete.length;
+  const kept = `${preview.keptCount} backup${preview.keptCount === 1 ? '' : 's'} kept`;
+  if (count === 0) return <Notice status="info" title="This policy would delete nothing now">{kept}.</Notice>;
+  return (
+    <Stack gap="3">
+      <Notice status="warning" title={`This policy would delete ${count} backup${count === 1 ? '' : 's'} now`}>
+        {formatBytes(preview.freedBytes)} freed, {kept}.
+      </Notice>
+      <DataTable
+        label="Backups the policy would delete"
+        columns={[
+          { key: 'started', header: 'Started', cell: (backup) => <DateTime value={backup.startedAt} /> },
+          { key: 'kind', header: 'Kind', cell: (backup) => kindLabels[backup.kind] },
+          { key: 'status', header: 'Status', cell: (backup) => statusLooks[backup.status].label },
+          { key: 'size', header: 'Size', numeric: true, cell: (backup) => formatBytes(backup.sizeBytes) },
+        ]}
+        rows={preview.wouldDelete}
+        rowKey={(backup) => backup.id}
+        loading={false}
+        emptyText="Nothing would be deleted."
+      />
+    </Stack>
+  );
+}
+
+/**
+ * The schedule and retention as a form. What was typed stays until saved; the server's
+ * complaints show beside the fields they are about, for as long as those still hold what was sent.
+ */
+function ScheduleForm({ instanceId, schedule }: { instanceId: string; schedule: BackupSchedule }) {
+  const [draft, setDraft] = useState(() => draftOf(schedule));
+  const [save, saving] = useSaveBackupScheduleMutation();
+  const [preview, previewing] = usePreviewRetentionMutation();
+  const change = (patch: Partial<Draft>) => setDraft((current) => ({ ...current, ...patch }));
+
+  const keepLast = limitOf(draft.keepLast, retentionLimits.keepLastMax);
+  const keepDays = limitOf(draft.keepDays, retentionLimits.keepDaysMax);
+  const request: UpdateScheduleRequest = {
+    enabled: draft.enabled,
+    cron: draft.cron.trim(),
+    timeZone: draft.timeZone.trim(),
+    keepLast: keepLast.value,
+    keepDays: keepDays.value,
+  };
+  const local: FieldErrors = {
+    ...(request.cron === '' && { cron: ['Give a cron expression, e.g. 0 3 * * *.'] }),
+    ...(request.timeZone === '' && { timeZone: ['Give a time zone.'] }),
+    ...(keepLast.problem && { keepLast: [keepLast.problem] }),
+    ...(keepDays.problem && { keepDays: [keepDays.problem] }),
+  };
+  const server = {
+    ...stillHeld(fieldErrors(previewing.error), previewing.originalArgs, request),
+    ...stillHeld(fieldErrors(saving.error), saving.originalArgs, request),
+  };
+  const errorsOf = (field: ScheduleField) => local[field] ?? server[field];
+  const retentionOk = !local.keepLast && !local.keepDays;
+  const previewed =
+    previewing.data && previewing.originalArgs?.keepLast === request.keepLast && previewing.originalArgs?.keepDays === request.keepDays
+      ? previewing.data
+      : undefined;
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (Object.keys(local).length === 0) void save({ instanceId, ...request });
+  };
+
+  return (
+    <form onSubmit={submit} aria-busy={saving.isLoading} noValidate>
+      <Stack gap="5">
+        {otherErrors(server, fields).map((message) => (
+          <Notice key={message} status="error" title={message} />
+        ))}
+        <Switch.Root checked={draft.enabled} onCheckedChange={({ checked }) => change({ enabled: checked })}>
+          <Switch.HiddenInput />
+          <Switch.Control />
+          <Switch.Label>Take backups on this schedule</Switch.Label>
+        </Switch.Root>
+        <HStack gap="4" align="start" wrap="wrap">
+          <TextField
+            label="Cron"
+            value={draft.cron}
+            onChange={(cron) => change({ cron })}
+            errors={errorsOf('cron')}
+            hint="Minute hour day-of-month month day-of-week, e.g. 0 3 * * * for 03:00 daily."
+          />
+          <TimeZoneField value={draft.timeZone} onChange={(timeZone) => change({ timeZone })} errors={errorsOf('timeZone')} />
+        </HStack>
+        <HStack gap="4" align="start" wrap="wrap">
+          <TextField
+            label="Keep the last N backups"
+            numeric
+            value={draft.keepLast}
+            onChange={(value) => change({ keepLast: value })}
+            errors={errorsOf('keepLast')}
+            hint="Empty: no limit by count."
+          />
+          <TextField
+            label="Keep backups for D days"
+            numeric
+            value={draft.keepDays}
+            onChange={(value) => change({ keepDays: value })}
+            errors={errorsOf('keepDays')}
+            hint="Empty: no limit by age."
+          />
+        </HStack>
+        <HStack gap="3">
+          <Button type="submit" loading={saving.isLoading}>
+            Save
+          </Button>
+          <Button
+            variant="outline"
+            loading={previewing.isLoading}
+            disabled={!retentionOk}
+            onClick={() => void preview({ instanceId, keepLast: request.keepLast, keepDays: request.keepDays })}
+          >
+            Preview retention
+          </Button>
+        </HStack>
+        {previewed && <PreviewResult preview={previewed} />}
+        <NextRuns schedule={schedule} />
+        {schedule.lastRunAt && (
+          <Text color="fg.muted" fontSize="sm">
+            Last scheduled run: <DateTime value={schedule.lastRunAt} />
+          </Text>
+        )}
+      </Stack>
+    </form>
+  );
+}
+
+/** When database backups are taken on their own, and how many of them are kept. */
+export function ScheduleSection({ instanceId }: { instanceId: string }) {
+  const schedule = useBackupScheduleQuery(instanceId);
+  return (
+    <Section
+      title="Schedule and retention"
+      description="Backups beyond the retention limits are deleted; preview what a policy would delete before saving it."
+    >
+      {schedule.isLoading ? (
+        <LoadingState label="Loading the schedule…" />
+      ) : schedule.data ? (
+        <ScheduleForm instanceId={instanceId} schedule={schedule.data} />
+      ) : (
+        <ErrorState title="Could not load the schedule." onRetry={schedule.refetch} />
+      )}
+    </Section>
+  );
+}
