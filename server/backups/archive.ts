@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PassThrough, type Readable } from 'node:stream';
+import { PassThrough, Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { HashingCounter } from './storage';
 
@@ -77,8 +77,22 @@ export async function unpack(archive: Readable, dir: string): Promise<string> {
     child.on('close', resolve);
   });
   const counter = new HashingCounter();
+  // tar may exit once it has read the end-of-archive blocks, and node then destroys its stdin before
+  // the last write or end is acknowledged: feed it without letting that end the pipeline, so every byte
+  // is still hashed, and let tar's exit code say whether the unpack worked.
+  child.stdin.on('error', () => undefined);
+  const feed = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      if (child.stdin.destroyed) callback();
+      else child.stdin.write(chunk, () => callback());
+    },
+    final(callback) {
+      child.stdin.end();
+      callback();
+    },
+  });
   try {
-    await pipeline(archive, counter, child.stdin);
+    await pipeline(archive, counter, feed);
   } catch (error) {
     child.kill('SIGTERM');
     await exited.catch(() => undefined);

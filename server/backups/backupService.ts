@@ -85,6 +85,9 @@ const defaultSchedule = { enabled: false, cron: '0 3 * * *', timeZone: 'UTC', ke
 const progressIntervalMs = 250;
 const scheduleTickMs = 30_000;
 
+/** Where a backup's archive is kept. */
+const storageKey = (instanceId: string, backupId: string) => `${instanceId}/${backupId}.tar`;
+
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -134,6 +137,8 @@ export class BackupService implements InstanceBackups {
   async recover(): Promise<void> {
     const cut = await unfinishedBackups(this.db);
     for (const row of cut) {
+      // A stop between the rename and the status change leaves a whole file nothing refers to.
+      await this.deps.storage.delete(storageKey(row.instance_id, row.id));
       await this.change(row.id, {
         status: 'failed',
         finished_at: this.now().toISOString(),
@@ -366,7 +371,7 @@ export class BackupService implements InstanceBackups {
       const packedFrom = kind === 'database' ? 90 : 0;
       const step = kind === 'database' ? 'writing the archive' : withData ? 'copying configuration, logs and data' : 'copying configuration and logs';
       report({ bytes: entry.progress.bytes, percent: packedFrom, step }, true);
-      const key = `${instance.id}/${id}.tar`;
+      const key = storageKey(instance.id, id);
       // Storage answers only once the file is whole, fsynced and renamed into place.
       const stored = await this.deps.storage.put(key, pack({ parts }), (bytes) =>
         report({

@@ -242,7 +242,7 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
       }
       const saved = JSON.parse((await etcdctl('snapshot', 'status', snapshot, '-w', 'json')).stdout) as { revision: number; totalSize: number };
       const counted = JSON.parse(
-        (await etcdctl(endpoint, 'get', '', '--from-key', '--count-only', `--rev=${saved.revision}`, '-w', 'json')).stdout,
+        (await etcdctl(endpoint, 'get', '', '--from-key', '--limit=1', `--rev=${saved.revision}`, '-w', 'json')).stdout,
       ) as { count?: number };
       const { stdout: toolVersion } = await etcdctl('version');
       const contents = {
@@ -266,7 +266,7 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
 
     async inspect(rt) {
       const counted = JSON.parse(
-        (await etcdctl(`--endpoints=${clientUrl(rt)}`, 'get', '', '--from-key', '--count-only', '-w', 'json')).stdout,
+        (await etcdctl(`--endpoints=${clientUrl(rt)}`, 'get', '', '--from-key', '--limit=1', '-w', 'json')).stdout,
       ) as { header: { revision: number }; count?: number };
       return { revision: counted.header.revision, keyCount: counted.count ?? 0 };
     },
