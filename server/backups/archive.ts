@@ -36,9 +36,12 @@ export function sizeOnDisk(parts: PackSource['parts']): number {
  */
 export function pack(source: PackSource): Readable {
   const args = ['-cf', '-', '--warning=no-file-changed'];
-  for (const part of source.parts) args.push('-C', part.dir, ...part.paths);
+  for (const part of source.parts) if (part.paths.length > 0) args.push('-C', part.dir, ...part.paths);
   const child = spawn('tar', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const out = new PassThrough();
+  // tar may fail before anyone reads (or while a consumer is still getting ready): the consumer's
+  // pipeline sees the error; an unobserved one must not take the server down.
+  out.on('error', () => undefined);
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   child.stdout.pipe(out, { end: false });

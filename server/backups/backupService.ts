@@ -520,6 +520,7 @@ export class BackupService implements InstanceBackups {
   }
 
   async saveSchedule(instanceId: string, input: UpdateScheduleRequest, author: string | null): Promise<BackupSchedule> {
+    await this.requireInstance(instanceId);
     const cron = input.cron.trim().replace(/\s+/g, ' ');
     const errors = scheduleProblems(cron, input.timeZone);
     if (Object.keys(errors).length > 0) throw validationProblem(errors);
@@ -612,13 +613,16 @@ export class BackupService implements InstanceBackups {
     if (range === 'unsatisfiable') {
       throw new HttpProblem(416, `The range is outside the file (${size} bytes).`, { headers: { 'content-range': `bytes */${size}` } });
     }
-    if (range) {
-      // A part cannot be checked on its own: the whole file is checked before any part is served.
+    // A part cannot be checked on its own, and a file of one read chunk would be refused before any
+    // header is sent: both are checked whole before anything is served.
+    if (range || size <= 64 * 1024) {
       const actual = await digestOf(this.deps.storage.read(row.storage_key));
       if (actual !== row.sha256) {
         await this.markCorrupt(row, actual, 'a download');
         throw new HttpProblem(409, 'The backup file no longer matches its checksum: it is marked corrupt.');
       }
+    }
+    if (range) {
       return {
         status: 206,
         headers: { ...headers, 'content-range': `bytes ${range.start}-${range.end}/${size}`, 'content-length': String(range.end - range.start + 1) },

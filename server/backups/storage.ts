@@ -90,6 +90,8 @@ export class LocalDirectoryStorage implements BackupStorage {
   }
 
   async put(key: string, source: Readable, onBytes?: (bytes: number) => void): Promise<StoredObject> {
+    // The source may fail before the pipeline below listens (a tar that exits at once); the pipeline still sees its error.
+    source.on('error', () => undefined);
     const target = this.pathOf(key);
     const folder = path.dirname(target);
     await fs.promises.mkdir(folder, { recursive: true, mode: 0o700 });

@@ -110,6 +110,23 @@ const expectations: Record<string, Rule> = {
   'POST /instances/{id}/config/revisions/{revision}/restore': groupScoped(200),
   'GET /instances/{id}/logs': groupScoped(200),
   'GET /instances/{id}/logs/unique-handlers': groupScoped(200),
+
+  // Backups are the instance's: the same scope, whoever took them. {backupId} is a backup of {id}.
+  'GET /instances/{id}/backups': groupScoped(200),
+  'GET /instances/{id}/backups/database': groupScoped(200),
+  'GET /instances/{id}/backups/files': groupScoped(200),
+  'POST /instances/{id}/backups/database/backup': groupScoped(202),
+  'POST /instances/{id}/backups/files/backup': groupScoped(202),
+  'DELETE /instances/{id}/backups/database/{backupId}': groupScoped(200),
+  'DELETE /instances/{id}/backups/file/{backupId}': groupScoped(200),
+  'GET /instances/{id}/backups/url/{backupId}': groupScoped(200),
+  'POST /instances/{id}/backups/{backupId}/verify': groupScoped(202),
+  'GET /instances/{id}/backups/schedule': groupScoped(200),
+  'PUT /instances/{id}/backups/schedule': groupScoped(200),
+  'POST /instances/{id}/backups/retention/preview': groupScoped(200),
+  'GET /backups': signedIn(200),
+  // The signature is the credential: a valid link works for anyone, with or without a session.
+  'GET /downloads/backups/{backupId}': publicRoute(200),
 };
 
 /**
@@ -126,8 +143,18 @@ interface Fixture {
   unique(): string;
 }
 
+/** What one call is made against: its own instance and, for {backupId} routes, a backup of it. */
+interface Subject {
+  instanceId: string | null;
+  backupId: string | null;
+}
+
+interface Sample {
+  body?: unknown;
+  query?: Record<string, string>;
+}
 /** Sample requests where a minimal body generated from the schema would not be a meaningful call. */
-const samples: Record<string, (f: Fixture) => { body?: unknown; query?: Record<string, string> }> = {
+const samples: Record<string, (f: Fixture, s: Subject) => Sample | Promise<Sample>> = {
   'POST /auth/login': () => ({ body: { email: 'nobody@example.com', password: goodPassword } }),
   'POST /auth/refresh': () => ({ body: { refreshToken: 'not-a-refresh-token' } }),
   'POST /auth/register': (f) => ({ body: { email: `${f.unique()}@example.com`, password: goodPassword } }),
@@ -149,6 +176,14 @@ const samples: Record<string, (f: Fixture) => { body?: unknown; query?: Record<s
   'POST /instances/{id}/clone': (f) => ({ body: { name: f.unique() } }),
   'PUT /instances/{id}/config': () => ({ body: { parameters: { work_mem: '8MB' } } }),
   'POST /instances/{id}/config/revisions/{revision}/restore': () => ({ body: { apply: 'none' } }),
+  // The last good backup is deleted only with force.
+  'DELETE /instances/{id}/backups/database/{backupId}': () => ({ query: { force: 'true' } }),
+  'DELETE /instances/{id}/backups/file/{backupId}': () => ({ query: { force: 'true' } }),
+  'PUT /instances/{id}/backups/schedule': () => ({ body: { enabled: true, cron: '0 3 * * *', timeZone: 'Europe/Berlin', keepLast: 7, keepDays: null } }),
+  'GET /downloads/backups/{backupId}': async (_f, s) => {
+    const { url } = await h.app.backups.downloadUrl(s.instanceId!, s.backupId!);
+    return { query: Object.fromEntries(new URL(url).searchParams) };
+  },
 };
 
 interface JsonSchema {
@@ -225,6 +260,13 @@ async function instanceInGroup(groupId: string): Promise<string> {
   await engines.pg.start({ id, dir, port });
   return id;
 }
+/** A succeeded backup of the instance: a file backup for the routes that name the file kind. */
+async function backupOf(instanceId: string, kind: 'database' | 'file'): Promise<string> {
+  const { done } = await h.app.backups.take(instanceId, kind, 'manual', null);
+  const backup = await done;
+  if (backup.status !== 'succeeded') throw new Error(`The fixture's ${kind} backup failed: ${backup.error}`);
+  return backup.id;
+}
 let routes: { key: string; method: string; path: string; operation: Operation }[];
 const userIds = {} as Record<Exclude<Who, 'anonymous'>, string>;
 let target: { id: string; email: string };
@@ -255,7 +297,9 @@ afterAll(() => h.close());
 let counter = 0;
 
 async function call(route: (typeof routes)[number], who: Who, fixture: Fixture) {
-  const sample = samples[route.key]?.(fixture) ?? {};
+  const instanceId = route.path.startsWith('/instances/{id}') || route.path.includes('{backupId}') ? await instanceInGroup(fixture.groupId) : null;
+  const backupId = instanceId && route.path.includes('{backupId}') ? await backupOf(instanceId, route.path.includes('/file/') ? 'file' : 'database') : null;
+  const sample = (await samples[route.key]?.(fixture, { instanceId, backupId })) ?? {};
   const bodySchema = route.operation.requestBody?.content['application/json']?.schema;
   const body = sample.body ?? (bodySchema ? minimal(bodySchema) : undefined);
   const query = sample.query ?? {};
@@ -264,12 +308,12 @@ async function call(route: (typeof routes)[number], who: Who, fixture: Fixture) 
       query[parameter.name] = String(minimal(parameter.schema));
     }
   }
-  const instanceId = route.path.startsWith('/instances/{id}') ? await instanceInGroup(fixture.groupId) : null;
   const url =
     route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
       if (name === 'userId') return fixture.target.id;
       if (name === 'id' && instanceId) return instanceId;
       if (name === 'revision') return '1';
+      if (name === 'backupId' && backupId) return backupId;
       if (name === 'id' && route.path.startsWith('/groups/')) return fixture.groupId;
       if (name === 'id' && route.path.startsWith('/admin/users/')) return fixture.target.id;
       return 'no-such-id';

@@ -39,6 +39,7 @@ export function inertEngine(type: 'pg' | 'etcd'): Engine {
     },
     restoreDatabase: async (_dir, rt) => void running.add(rt.id),
     inspect: async (_rt, recorded) => recorded,
-    fileBackupPaths: () => [],
+    // Like the real engines: whatever of the instance folder exists (a file backup needs something to pack).
+    fileBackupPaths: (rt) => (fs.existsSync(rt.dir) ? fs.readdirSync(rt.dir).sort() : []),
   };
 }
