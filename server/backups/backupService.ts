@@ -319,7 +319,8 @@ export class BackupService implements InstanceBackups {
     });
     const done = this.track(
       this.execute(id, instance, rt, kind, withData, entry).finally(() => {
-        this.running.delete(instanceId);
+        // Only its own claim: a backup started once BackupCompleted went out holds the instance now.
+        if (this.running.get(instanceId) === entry) this.running.delete(instanceId);
       }),
     );
     return { backup, done };
@@ -414,7 +415,7 @@ export class BackupService implements InstanceBackups {
     } finally {
       fs.rmSync(staging, { recursive: true, force: true });
     }
-    this.running.delete(instance.id);
+    if (this.running.get(instance.id) === entry) this.running.delete(instance.id);
     const backup = (await this.find(id))!;
     await this.publish('BackupCompleted', { backup } satisfies BackupCompletedPayload, instance);
     if (backup.status === 'succeeded' && kind === 'database') await this.prune(instance.id).catch(() => undefined);

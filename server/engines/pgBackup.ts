@@ -30,6 +30,19 @@ interface Tools {
   bin: (tool: string) => string;
 }
 
+const versions = new Map<string, Promise<string>>();
+
+/** A tool's --version line, asked once per binary. */
+function toolVersion(binary: string): Promise<string> {
+  let known = versions.get(binary);
+  if (!known) {
+    known = run(binary, ['--version']).then(({ stdout }) => stdout.trim());
+    known.catch(() => versions.delete(binary));
+    versions.set(binary, known);
+  }
+  return known;
+}
+
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 function connect(target: PgTarget, database: string): Promise<Client> {
@@ -74,6 +87,11 @@ async function tablesOf(client: Client): Promise<TablePlan[]> {
 
 async function countRows(client: Client, tables: TablePlan[]): Promise<Record<string, number>> {
   const rows: Record<string, number> = {};
+  // Counting runs beside pg_dump on the same snapshot: an index-only scan of a primary key reads a
+  // fraction of the heap a sequential scan reads, and no parallel workers compete with the dump.
+  // The counts are exact whatever the plan.
+  await client.query('set local enable_seqscan = off');
+  await client.query('set local max_parallel_workers_per_gather = 0');
   for (const { table } of tables) {
     const [schema, ...rest] = table.split('.');
     const { rows: result } = await client.query<{ n: string }>(
@@ -99,27 +117,25 @@ export async function pgBackupDatabase(
     const position = await client.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn');
     return { databases: dbs.rows.map((d) => ({ name: d.name, bytes: Number(d.bytes) })), lsn: position.rows[0].lsn };
   });
-  const [{ stdout: dumpVersion }] = await Promise.all([run(tools.bin('pg_dump'), ['--version'])]);
-
-  progress({ bytes: 0, percent: 0, step: 'roles and tablespaces' });
-  const globals = await run(tools.bin('pg_dumpall'), ['--globals-only', ...connectionArgs(target)], { env });
-  fs.writeFileSync(path.join(dir, 'globals.sql'), globals.stdout, { mode: 0o600 });
   fs.mkdirSync(path.join(dir, 'databases'), { mode: 0o700 });
-
   const totalBytes = databases.reduce((sum, d) => sum + d.bytes, 0) || 1;
-  let doneWeight = 0;
-  let writtenBefore = Buffer.byteLength(globals.stdout);
-  const manifest: PgManifest = {
-    format: pgBackupFormat,
-    engine: 'pg',
-    takenAt: new Date().toISOString(),
-    lsn,
-    tools: { pg_dump: dumpVersion.trim() },
-    databases: [],
+  // Every database is dumped at once (the small ones finish while the large one compresses), with
+  // the globals beside them; progress adds up what each has written and the tables each has done.
+  const state = databases.map(() => ({ written: 0, doneWeight: 0, current: null as string | null }));
+  let globalsBytes = 0;
+  const report = () => {
+    const active = databases.flatMap((d, i) => (state[i].current ? [`${d.name} (${state[i].current})`] : []));
+    progress({
+      bytes: globalsBytes + state.reduce((sum, d) => sum + d.written, 0),
+      percent: Math.min(99, (state.reduce((sum, d) => sum + d.doneWeight, 0) / totalBytes) * 100),
+      step: active.length > 0 ? `dumping ${active.join(', ')}` : 'dumping',
+    });
   };
+  report();
 
-  for (const [index, database] of databases.entries()) {
+  const dumpOne = async (database: { name: string; bytes: number }, index: number) => {
     const file = `databases/${index + 1}.dump`;
+    const mine = state[index];
     const client = await connect(target, database.name);
     try {
       // One snapshot for the dump and the counts: the manifest then describes exactly what is dumped.
@@ -128,16 +144,6 @@ export async function pgBackupDatabase(
       const tables = await tablesOf(client);
       const tableBytes = tables.reduce((sum, t) => sum + t.bytes, 0) || 1;
       const sizes = new Map(tables.map((t) => [t.table, t.bytes]));
-      let finishedTables = 0;
-      let current: string | null = null;
-      let written = 0;
-      const report = () =>
-        progress({
-          bytes: writtenBefore + written,
-          percent: Math.min(99, ((doneWeight + (database.bytes * finishedTables) / tableBytes) / totalBytes) * 100),
-          step: `dumping ${database.name}${current ? ` (${current})` : ''}`,
-        });
-      report();
       const dump = runToFile(
         tools.bin('pg_dump'),
         ['-Fc', '-v', `--snapshot=${snapshot}`, ...connectionArgs(target), '-d', database.name],
@@ -145,27 +151,47 @@ export async function pgBackupDatabase(
         {
           env,
           onBytes: (bytes) => {
-            written = bytes;
+            mine.written = bytes;
             report();
           },
           onStderrLine: (line) => {
             const match = /dumping contents of table "(.+)"/.exec(line);
             if (!match) return;
-            if (current) finishedTables += sizes.get(current) ?? 0;
-            current = match[1];
+            if (mine.current) mine.doneWeight += (database.bytes * (sizes.get(mine.current) ?? 0)) / tableBytes;
+            mine.current = match[1];
             report();
           },
         },
       );
       const [bytes, rows] = await Promise.all([dump, countRows(client, tables)]);
       await client.query('commit');
-      manifest.databases.push({ name: database.name, file, bytes, rows });
-      doneWeight += database.bytes;
-      writtenBefore += bytes;
+      mine.current = null;
+      mine.doneWeight = database.bytes;
+      report();
+      return { name: database.name, file, bytes, rows };
     } finally {
       await client.end().catch(() => undefined);
     }
-  }
+  };
+
+  const [dumpVersion, globals, ...dumped] = await Promise.all([
+    toolVersion(tools.bin('pg_dump')),
+    run(tools.bin('pg_dumpall'), ['--globals-only', ...connectionArgs(target)], { env }).then(({ stdout }) => {
+      globalsBytes = Buffer.byteLength(stdout);
+      return stdout;
+    }),
+    ...databases.map(dumpOne),
+  ]);
+  fs.writeFileSync(path.join(dir, 'globals.sql'), globals, { mode: 0o600 });
+  const manifest: PgManifest = {
+    format: pgBackupFormat,
+    engine: 'pg',
+    takenAt: new Date().toISOString(),
+    lsn,
+    tools: { pg_dump: dumpVersion },
+    databases: dumped,
+  };
+  const writtenBefore = globalsBytes + dumped.reduce((sum, d) => sum + d.bytes, 0);
   fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2), { mode: 0o600 });
   progress({ bytes: writtenBefore, percent: 99, step: 'packing' });
   const contents: BackupContents = {

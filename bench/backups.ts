@@ -1,0 +1,381 @@
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Backup, BackupCompletedPayload, BackupProgressPayload } from '../contracts/backups';
+import type { Instance, OperationCompletedPayload } from '../contracts/instances';
+import { buildApp } from '../server/app';
+import { startCookieSession } from '../server/auth/sessions';
+import { systemClock } from '../server/clock';
+import { loadConfig } from '../server/config';
+import { openDb } from '../server/db/open';
+import { createUser } from '../server/db/users';
+import { pgSocketDir } from '../server/engines/pg';
+import { engineUser, giveToEngineUser } from '../server/engines/processRunner';
+import { InProcessBus } from '../server/hub/bus';
+import { sessionCookieName } from '../server/http/sessionCookie';
+
+// `npm run bench -- backups [--quick]`: Warden's database backup of a real PostgreSQL 15 instance filled by
+// pgbench, timed from the POST to BackupCompleted over loopback HTTP, alternated with a plain `pg_dump -Fc` of
+// the same database; then a clone from the backup beside a plain pg_restore of the plain dump.
+
+const quick = process.argv.includes('--quick');
+/** pgbench scale: 20 ≈ 300 MB on disk (the full run insists on it); 2 ≈ 30 MB for a quick look; --scale=N for another size. */
+const scaleArg = process.argv.find((a) => a.startsWith('--scale='));
+const scale = scaleArg ? Number(scaleArg.slice('--scale='.length)) : quick ? 2 : 20;
+const minimumFullBytes = 300 * 1024 * 1024;
+const rounds = quick ? 1 : 3;
+const database = 'bench';
+const password = 'Bench-Password-7';
+const pgBinDir = '/usr/lib/postgresql/15/bin';
+/** Away from the default range and the server tests' 16400+, so a dev server or a test run beside it does not collide. */
+const instancePorts = '17400-17499';
+const targetRatio = 1.1;
+
+// ---- Tools run as an operator would: the engine user, over the instance's socket ----
+
+interface Target {
+  socket: string;
+  port: number;
+  password: string;
+}
+
+/**
+ * Runs a PostgreSQL client tool as the engine user (as Warden runs pg_dump) against the instance's socket,
+ * with the password in the environment; answers its stdout and how long it ran.
+ */
+function pgTool(target: Target, tool: string, args: string[]): Promise<{ ms: number; stdout: string }> {
+  const user = engineUser();
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(path.join(pgBinDir, tool), ['-h', target.socket, '-p', String(target.port), '-U', 'postgres', ...args], {
+      ...(user ? { uid: user.uid, gid: user.gid } : {}),
+      cwd: '/',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', PGPASSWORD: target.password },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve({ ms: performance.now() - started, stdout: stdout.trim() });
+      else reject(new Error(`${tool} ${args.join(' ')} exited with ${code}: ${stderr.trim().split('\n').slice(-5).join('\n')}`));
+    });
+  });
+}
+
+/** One value from the instance, through psql. */
+async function psqlValue(target: Target, dbName: string, sql: string): Promise<string> {
+  return (await pgTool(target, 'psql', ['-X', '-At', '-d', dbName, '-c', sql])).stdout;
+}
+
+// ---- Figures ----
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+const seconds = (ms: number) => (ms / 1000).toFixed(2);
+const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const loadAverage = () => os.loadavg().map((load) => load.toFixed(2)).join(' / ');
+
+/** USER_HZ: the unit of /proc/<pid>/stat's times on Linux. */
+const ticksPerSecond = 100;
+
+/** CPU seconds a process and its reaped children have used (utime, stime, cutime, cstime of /proc/<pid>/stat). */
+function cpuSecondsOf(pid: number | 'self'): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // After the parenthesised name: field 3 (state) is index 0, so fields 14–17 are indexes 11–14.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return fields.slice(11, 15).reduce((sum, field) => sum + Number(field), 0) / ticksPerSecond;
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  const align = (cell: string, column: number) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]));
+  return rows.map((row) => row.map(align).join('  ')).join('\n');
+}
+
+interface WardenRun {
+  totalMs: number;
+  /** POST → the archive step begins: globals, pg_dump of every database, the row counts beside them. */
+  dumpMs: number;
+  /** Archive step → BackupCompleted: tar re-reading the dumps, sha256 while writing, fsync, rename, bookkeeping. */
+  packMs: number;
+  cpuSeconds: number;
+  backup: Backup;
+}
+
+interface PlainRun {
+  ms: number;
+  cpuSeconds: number;
+  file: string;
+}
+
+async function main() {
+  // Bounded whatever happens: a stuck backup or restore must not keep the bench alive.
+  setTimeout(() => {
+    console.error('bench/backups: gave up after 40 min');
+    process.exit(1);
+  }, 40 * 60_000).unref();
+
+  const started = performance.now();
+  const loadAtStart = loadAverage();
+  console.log(
+    `Database backup of a real PostgreSQL 15 instance created through Warden and filled by pgbench -i -s ${scale} into database "${database}": ` +
+      `Warden's backup (POST …/backups/database/backup over loopback HTTP → BackupCompleted published) alternated ${rounds}× with a plain ` +
+      '`pg_dump -Fc -f <file>` of the same database, run as the engine user over the instance\'s socket. Then a clone from the last backup ' +
+      '(POST …/clone {name, backupId} → the clone operation completed with the instance running) beside a plain `pg_restore -j 2` ' +
+      '(the jobs Warden uses) of the plain dump into a fresh database of the same instance.\n' +
+      'Dump phase = POST → the archive step begins (globals, pg_dump of every database with exact row counts taken beside it in ' +
+      'the same snapshot); archive phase = tar re-reading the dumps, sha256 while writing, fsync, rename, bookkeeping → BackupCompleted. ' +
+      'CPU s = CPU seconds of this process (server, pg_dump, tar) and of the instance (postmaster and its backends): other work ' +
+      'on the machine moves it less than wall time.\n' +
+      `Load average (1/5/15 min) at start: ${loadAtStart} on ${os.cpus().length} CPUs.\n`,
+  );
+
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'warden-bench-backups-'));
+  // The engine user (postgres) must pass through the data dir to reach the instances' folders.
+  chmodSync(dataDir, 0o711);
+  const config = loadConfig({
+    WARDEN_HOST: '127.0.0.1',
+    WARDEN_PORT: '0',
+    WARDEN_DATA_DIR: dataDir,
+    WARDEN_STATIC_DIR: path.join(dataDir, 'no-console'),
+    WARDEN_LOG_LEVEL: 'silent',
+    WARDEN_INSTANCE_PORTS: instancePorts,
+  });
+  const origin = new URL(config.publicUrl).origin;
+  const db = openDb(config);
+  const bus = new InProcessBus();
+  // Every event with the moment the server published it: completion is timed where it happens, not by polling.
+  const published: { event: string; payload: unknown; at: number }[] = [];
+  const waiters = new Set<() => void>();
+  bus.subscribe(({ event, payload }) => {
+    published.push({ event, payload, at: performance.now() });
+    for (const check of waiters) check();
+  });
+  function whenPublished<T>(event: string, match: (payload: T) => boolean, timeoutMs: number): Promise<{ payload: T; at: number }> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const hit = published.find((e) => e.event === event && match(e.payload as T));
+        if (!hit) return;
+        waiters.delete(check);
+        clearTimeout(timer);
+        resolve({ payload: hit.payload as T, at: hit.at });
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`no ${event} within ${timeoutMs / 1000} s`));
+      }, timeoutMs);
+      waiters.add(check);
+      check();
+    });
+  }
+
+  const app = buildApp(config, { db, bus, logger: false });
+  const created: string[] = [];
+  const notes: string[] = [];
+  const note = (line: string) => {
+    notes.push(line);
+    console.log(line);
+  };
+  try {
+    const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+    const admin = await createUser(db, { email: 'admin@bench.local', password, role: 'admin' });
+    const session = await startCookieSession({ db, clock: systemClock }, admin.id, true, { ip: null, userAgent: null });
+    const cookie = `${sessionCookieName}=${session.token}`;
+
+    const api = async <T>(method: 'GET' | 'POST', url: string, body?: unknown): Promise<T> => {
+      const response = await fetch(baseUrl + url, {
+        method,
+        headers: { cookie, origin, accept: 'application/json', ...(body !== undefined && { 'content-type': 'application/json' }) },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      if (response.status >= 300) throw new Error(`${method} ${url}: ${response.status} ${text.slice(0, 300)}`);
+      return JSON.parse(text) as T;
+    };
+    /** Waits for the instance's operation of this kind to complete and answers the instance, which must be running. */
+    const operated = async (instanceId: string, kind: string, timeoutMs: number) => {
+      const { payload, at } = await whenPublished<OperationCompletedPayload>(
+        'OperationCompleted',
+        (p) => p.instanceId === instanceId && p.kind === kind,
+        timeoutMs,
+      );
+      if (!payload.ok) throw new Error(`${kind} of ${instanceId} failed: ${payload.error}`);
+      const instance = await api<Instance>('GET', `/instances/${instanceId}`);
+      if (instance.status !== 'running') throw new Error(`${kind} of ${instance.name} left it ${instance.status}: ${instance.statusReason}`);
+      return { instance, at };
+    };
+    const targetOf = async (instance: Instance): Promise<Target> => ({
+      socket: pgSocketDir(app.instances.runtime({ id: instance.id, port: instance.port, peer_port: null })),
+      port: instance.port,
+      password: (await api<{ password: string }>('POST', `/instances/${instance.id}/connection/secret`, {})).password,
+    });
+
+    // ---- A real instance, filled ----
+
+    let phase = performance.now();
+    const made = await api<Instance>('POST', '/instances', { name: 'bench-backups', type: 'pg' });
+    created.push(made.id);
+    const { instance } = await operated(made.id, 'create', 120_000);
+    note(`instance ${instance.name} (PostgreSQL ${instance.engineVersion}, port ${instance.port}) created and running in ${seconds(performance.now() - phase)} s`);
+    const target = await targetOf(instance);
+
+    phase = performance.now();
+    await pgTool(target, 'createdb', [database]);
+    await pgTool(target, 'pgbench', ['-i', '-q', '-s', String(scale), database]);
+    const databaseBytes = Number(await psqlValue(target, database, `select pg_database_size('${database}')`));
+    const accounts = Number(await psqlValue(target, database, 'select count(*) from pgbench_accounts'));
+    note(
+      `pgbench -i -s ${scale}: ${accounts.toLocaleString('en-US')} accounts, pg_database_size('${database}') = ${megabytes(databaseBytes)} ` +
+        `(${databaseBytes.toLocaleString('en-US')} bytes), filled in ${seconds(performance.now() - phase)} s`,
+    );
+    if (!quick && databaseBytes < minimumFullBytes) throw new Error(`the full run needs at least ${megabytes(minimumFullBytes)}; raise the scale`);
+
+    // ---- Backups, alternated ----
+
+    // The plain dumps go where the engine user may write, as an operator's would.
+    const plainDir = path.join(dataDir, 'plain');
+    mkdirSync(plainDir, { mode: 0o700 });
+    giveToEngineUser(plainDir);
+
+    /**
+     * CPU seconds of this process (the server, and through its reaped children pg_dump, pg_dumpall and tar) and of
+     * the instance's postmaster (whose reaped children are the backends): other work on the machine moves it
+     * less than wall time. Backends exit just after their client, so a sample waits for them to be reaped.
+     */
+    const postmaster = app.instances.engine('pg').pid(app.instances.runtime({ id: instance.id, port: instance.port, peer_port: null }));
+    if (postmaster === null) throw new Error('the instance has no postmaster');
+    const cpuSeconds = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return cpuSecondsOf('self') + cpuSecondsOf(postmaster);
+    };
+
+    const wardenBackup = async (): Promise<WardenRun> => {
+      const cpuBefore = await cpuSeconds();
+      const postedAt = performance.now();
+      const backup = await api<Backup>('POST', `/instances/${instance.id}/backups/database/backup`, {});
+      const done = await whenPublished<BackupCompletedPayload>('BackupCompleted', (p) => p.backup.id === backup.id, 30 * 60_000);
+      if (done.payload.backup.status !== 'succeeded') throw new Error(`backup ${backup.id} ${done.payload.backup.status}: ${done.payload.backup.error}`);
+      const packing = published.find((e) => {
+        const progress = e.payload as BackupProgressPayload;
+        return e.event === 'BackupProgress' && progress.backupId === backup.id && progress.step === 'writing the archive';
+      });
+      const packedFrom = packing?.at ?? done.at;
+      await app.backups.idle();
+      return {
+        totalMs: done.at - postedAt,
+        dumpMs: packedFrom - postedAt,
+        packMs: done.at - packedFrom,
+        cpuSeconds: (await cpuSeconds()) - cpuBefore,
+        backup: done.payload.backup,
+      };
+    };
+    const plainDump = async (round: number): Promise<PlainRun> => {
+      const file = path.join(plainDir, `${database}-${round}.dump`);
+      const cpuBefore = await cpuSeconds();
+      const { ms } = await pgTool(target, 'pg_dump', ['-Fc', '-f', file, '-d', database]);
+      return { ms, cpuSeconds: (await cpuSeconds()) - cpuBefore, file };
+    };
+
+    const warden: WardenRun[] = [];
+    const plain: PlainRun[] = [];
+    const rows = [['round', 'first', 'Warden s', '(dump phase', 'archive phase)', 'plain s', 'Warden/plain', 'Warden CPU s', 'plain CPU s', 'CPU ratio']];
+    const row = (label: string, first: string, w: Omit<WardenRun, 'backup'>, p: Omit<PlainRun, 'file'>) => [
+      label,
+      first,
+      seconds(w.totalMs),
+      seconds(w.dumpMs),
+      seconds(w.packMs),
+      seconds(p.ms),
+      (w.totalMs / p.ms).toFixed(3),
+      w.cpuSeconds.toFixed(2),
+      p.cpuSeconds.toFixed(2),
+      (w.cpuSeconds / p.cpuSeconds).toFixed(3),
+    ];
+    for (let round = 1; round <= rounds; round++) {
+      // Which goes first alternates, so that cache warmth and drift favour neither.
+      const wardenFirst = round % 2 === 1;
+      if (wardenFirst) {
+        warden.push(await wardenBackup());
+        plain.push(await plainDump(round));
+      } else {
+        plain.push(await plainDump(round));
+        warden.push(await wardenBackup());
+      }
+      const w = warden[warden.length - 1];
+      const p = plain[plain.length - 1];
+      // Only the last plain dump is restored; the others need not take disk space.
+      if (round > 1) rmSync(plain[plain.length - 2].file, { force: true });
+      rows.push(row(String(round), wardenFirst ? 'Warden' : 'plain', w, p));
+      console.log(`round ${round}: Warden ${seconds(w.totalMs)} s, plain ${seconds(p.ms)} s (load ${loadAverage()})`);
+    }
+    const medianOf = <T>(runs: T[], field: (run: T) => number) => median(runs.map(field));
+    const wardenMedian = medianOf(warden, (w) => w.totalMs);
+    const plainMedian = medianOf(plain, (p) => p.ms);
+    const ratio = wardenMedian / plainMedian;
+    rows.push(
+      row(
+        'median',
+        '',
+        { totalMs: wardenMedian, dumpMs: medianOf(warden, (w) => w.dumpMs), packMs: medianOf(warden, (w) => w.packMs), cpuSeconds: medianOf(warden, (w) => w.cpuSeconds) },
+        { ms: plainMedian, cpuSeconds: medianOf(plain, (p) => p.cpuSeconds) },
+      ),
+    );
+    console.log(`\n${table(rows)}`);
+    console.log(`\nWarden / plain, medians of wall time: ${ratio.toFixed(3)} (target < ${targetRatio.toFixed(2)}: ${ratio < targetRatio ? 'met' : 'NOT met'})`);
+
+    const last = warden[warden.length - 1].backup;
+    const benchDump = last.contents?.databases?.find((d) => d.name === database);
+    const lastPlain = plain[plain.length - 1].file;
+    console.log(
+      `sizes: Warden's archive ${megabytes(last.sizeBytes ?? 0)} (${(last.sizeBytes ?? 0).toLocaleString('en-US')} bytes; its dump of ${database} ` +
+        `${(benchDump?.bytes ?? 0).toLocaleString('en-US')} bytes, of every database ` +
+        `${(last.contents?.databases ?? []).reduce((sum, d) => sum + d.bytes, 0).toLocaleString('en-US')} bytes); ` +
+        `plain dump ${megabytes(statSync(lastPlain).size)} (${statSync(lastPlain).size.toLocaleString('en-US')} bytes)`,
+    );
+    console.log(`Warden's row counts of ${database}: ${JSON.stringify(benchDump?.rows ?? {})}`);
+
+    // ---- Restores ----
+
+    phase = performance.now();
+    const clone = await api<Instance>('POST', `/instances/${instance.id}/clone`, { name: 'bench-backups-restored', backupId: last.id });
+    created.push(clone.id);
+    const cloned = await operated(clone.id, 'clone', 30 * 60_000);
+    const cloneMs = cloned.at - phase;
+    const cloneAccounts = Number(await psqlValue(await targetOf(cloned.instance), database, 'select count(*) from pgbench_accounts'));
+
+    await pgTool(target, 'createdb', ['restored_plain']);
+    const { ms: restoreMs } = await pgTool(target, 'pg_restore', ['-j', '2', '--exit-on-error', '-d', 'restored_plain', lastPlain]);
+    const plainAccounts = Number(await psqlValue(target, 'restored_plain', 'select count(*) from pgbench_accounts'));
+    console.log(
+      `\nrestore: clone from the backup ${seconds(cloneMs)} s (POST → running; initdb, start, globals, pg_restore -j 2 of ${
+        last.contents?.databases?.length ?? 0
+      } database(s); ${cloneAccounts.toLocaleString('en-US')} accounts); plain createdb + pg_restore -j 2 ${seconds(restoreMs)} s ` +
+        `(${plainAccounts.toLocaleString('en-US')} accounts)`,
+    );
+    if (cloneAccounts !== accounts || plainAccounts !== accounts) throw new Error('a restore does not hold every account');
+  } finally {
+    // Nothing may keep running: instances stop and go with their folders, whatever failed above.
+    await app.backups.idle();
+    await app.instances.idle();
+    for (const id of created.reverse()) await app.instances.delete(id, true).catch((error: unknown) => console.error(`deleting ${id}: ${String(error)}`));
+    await app.close();
+    await db.destroy();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  console.log(
+    `\n${notes.join('\n')}\nLoad average (1/5/15 min) at start: ${loadAtStart}; at end: ${loadAverage()}\n` +
+      `(${((performance.now() - started) / 1000).toFixed(1)} s)`,
+  );
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
