@@ -7,6 +7,7 @@ import type { PageOf } from '../../../contracts/page';
 import { parseRange, UrlSigner } from '../../../server/backups/signedUrls';
 import { updateBackup } from '../../../server/db/backups';
 import { insertInstance } from '../../../server/db/instances';
+import { InProcessBus } from '../../../server/hub/bus';
 import { addUser, cookieLogin, expectProblem, origin, setup, type Harness } from '../helpers';
 import { inertEngine } from '../instances/inertEngine';
 
@@ -16,6 +17,7 @@ import { inertEngine } from '../instances/inertEngine';
 let h: Harness;
 let admin: string;
 const engines = { pg: inertEngine('pg'), etcd: inertEngine('etcd') };
+const bus = new InProcessBus();
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warden-downloads-'));
 fs.chmodSync(dataDir, 0o711);
 
@@ -78,7 +80,7 @@ let backup: Backup;
 let link: DownloadUrl;
 
 beforeAll(async () => {
-  h = await setup({ config: { dataDir }, engines, supervise: false });
+  h = await setup({ config: { dataDir }, engines, supervise: false, bus });
   await addUser(h.db, 'admin@example.com', 'admin');
   admin = await cookieLogin(h, 'admin@example.com');
   instanceId = await runningInstance();
@@ -206,6 +208,27 @@ describe('GET /downloads/backups/{backupId}', () => {
     const res = await fetchLink(victimLink.url);
     expectProblem(res, 409);
     expect(res.headers['content-disposition']).toBeUndefined();
+  });
+
+  it('keeps the claim of a backup started the moment the previous one completed (one backup per instance)', async () => {
+    const own = await runningInstance();
+    const service = h.app.backups;
+    let second: Promise<{ backup: Backup }> | null = null;
+    const stop = bus.subscribe((event) => {
+      if (event.event === 'BackupCompleted' && !second) second = service.take(own, 'database', 'manual', null);
+    });
+    const first = await service.take(own, 'database', 'manual', null);
+    await first.done;
+    stop();
+    expect(second).not.toBeNull();
+    const running = (await second!).backup;
+    // The first backup's end must not have released the second one's claim.
+    if ((await service.find(running.id))!.status === 'running') {
+      expect(service.busy(own)).toBe(true);
+      expectProblem(await call('POST', `/instances/${own}/backups/database/backup`), 409);
+    }
+    await service.idle();
+    expect((await service.find(running.id))!.status).toBe('succeeded');
   });
 
   // Last: it moves the clock.
