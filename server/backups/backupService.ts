@@ -49,6 +49,8 @@ import type { InstanceRuntime } from '../engines/engine';
 import { giveToEngineUser, giveTreeToEngineUser } from '../engines/processRunner';
 import type { Audience, EventBus } from '../hub/bus';
 import { hubGroupNames } from '../hub/methods';
+import { memberIdsOfGroup } from '../db/groups';
+import { pageWindow } from '../db/paging';
 import { HttpProblem, validationProblem } from '../http/problems';
 import type { InstanceBackups, InstanceService } from '../instances/instanceService';
 import type { LogService } from '../logs/logService';
@@ -190,14 +192,15 @@ export class BackupService implements InstanceBackups {
 
   // ---- Reading ----
 
-  private view(row: BackupRow & { instance_exists?: number | null }): Backup {
-    const running = this.running.get(row.instance_id);
-    return toBackup(row, running?.backupId === row.id ? running.progress : null);
+  /** A backup as stored, with its live progress while it is being taken. */
+  private view(backup: Backup): Backup {
+    const running = this.running.get(backup.instanceId);
+    return running?.backupId === backup.id ? { ...backup, progress: running.progress } : backup;
   }
 
   async find(id: string): Promise<Backup | undefined> {
     const row = await findBackupRow(this.db, id);
-    return row && this.view(row);
+    return row && this.view(toBackup(row));
   }
 
   async summary(instanceId: string): Promise<BackupsSummary> {
@@ -205,7 +208,7 @@ export class BackupService implements InstanceBackups {
     const runningOf = (kind: BackupKind) => {
       const current = this.running.get(instanceId);
       const row = current && rows.find((r) => r.id === current.backupId && r.kind === kind);
-      return row ? this.view(row) : null;
+      return row ? this.view(toBackup(row)) : null;
     };
     return {
       instanceId,
@@ -216,35 +219,18 @@ export class BackupService implements InstanceBackups {
   }
 
   async list(instanceId: string, kind: BackupKind, query: BackupsQuery): Promise<PageOf<Backup>> {
-    const page = await listBackups(this.db, {
-      page: query.page ?? 1,
-      pageSize: query.pageSize ?? 25,
-      sort: query.sort as BackupSort | undefined,
-      status: query.status,
-      trigger: query.trigger,
-      from: query.from,
-      to: query.to,
-      kind,
-      instanceId,
-      visibleGroupIds: null,
-    });
-    return { items: page.items.map((b) => this.overlay(b)), total: page.total, page: page.page, pageSize: page.pageSize };
+    const { items, total, page, pageSize } = await this.all({ ...query, kind, instanceId }, null);
+    return { items, total, page, pageSize };
   }
 
   async all(query: AllBackupsQuery, visibleGroupIds: string[] | null): Promise<AllBackupsPage> {
     const page = await listBackups(this.db, {
       ...query,
-      page: query.page ?? 1,
-      pageSize: query.pageSize ?? 25,
+      ...pageWindow(query),
       sort: query.sort as BackupSort | undefined,
       visibleGroupIds,
     });
-    return { ...page, items: page.items.map((b) => this.overlay(b)) };
-  }
-
-  private overlay(backup: Backup): Backup {
-    const running = this.running.get(backup.instanceId);
-    return running?.backupId === backup.id ? { ...backup, progress: running.progress } : backup;
+    return { ...page, items: page.items.map((b) => this.view(b)) };
   }
 
   // ---- Taking backups ----
@@ -289,7 +275,7 @@ export class BackupService implements InstanceBackups {
         id,
         instance_id: instanceId,
         instance_name: instance.name,
-        group_id: instance.group_id,
+        engine: instance.type,
         kind,
         trigger,
         status: 'running',
@@ -310,7 +296,7 @@ export class BackupService implements InstanceBackups {
       throw error;
     }
     const backup = (await this.find(id))!;
-    await this.publish('BackupUpdated', { backup } satisfies BackupUpdatedPayload, instance);
+    await this.publish('BackupUpdated', { backup } satisfies BackupUpdatedPayload, instance.id);
     await this.deps.logs.write({
       level: 'information',
       instanceId,
@@ -342,7 +328,7 @@ export class BackupService implements InstanceBackups {
       if (!force && Date.now() - entry.lastSent < progressIntervalMs) return;
       entry.lastSent = Date.now();
       const payload: BackupProgressPayload = { backupId: id, instanceId: instance.id, ...progress };
-      void this.publish('BackupProgress', payload, instance);
+      void this.publish('BackupProgress', payload, instance.id);
     };
     try {
       fs.mkdirSync(staging, { mode: 0o700 });
@@ -417,7 +403,7 @@ export class BackupService implements InstanceBackups {
     }
     if (this.running.get(instance.id) === entry) this.running.delete(instance.id);
     const backup = (await this.find(id))!;
-    await this.publish('BackupCompleted', { backup } satisfies BackupCompletedPayload, instance);
+    await this.publish('BackupCompleted', { backup } satisfies BackupCompletedPayload, instance.id);
     if (backup.status === 'succeeded' && kind === 'database') await this.prune(instance.id).catch(() => undefined);
     return backup;
   }
@@ -456,11 +442,11 @@ export class BackupService implements InstanceBackups {
   private async remove(row: BackupRow, why: string) {
     if (row.storage_key) await this.deps.storage.delete(row.storage_key);
     await deleteBackupRow(this.db, row.id);
-    const instance = await findInstanceRow(this.db, row.instance_id);
-    await this.publish('BackupDeleted', { id: row.id, instanceId: row.instance_id } satisfies BackupDeletedPayload, instance ?? row);
+    await this.publish('BackupDeleted', { id: row.id, instanceId: row.instance_id } satisfies BackupDeletedPayload, row.instance_id);
+    const instanceExists = (await findInstanceRow(this.db, row.instance_id)) !== undefined;
     await this.deps.logs.write({
       level: 'information',
-      instanceId: instance ? row.instance_id : null,
+      instanceId: instanceExists ? row.instance_id : null,
       handler: 'backup',
       message: `Backup ${row.id} of ${row.instance_name} (${row.kind}, ${formatBytes(row.size_bytes)}) ${why}.`,
     });
@@ -473,31 +459,26 @@ export class BackupService implements InstanceBackups {
     return { keepLast: schedule?.keep_last ?? null, keepDays: schedule?.keep_days ?? null };
   }
 
-  private async planFor(instanceId: string, policy: RetentionPolicy): Promise<BackupRow[]> {
+  /** The instance's database backups and those of them a policy deletes now. */
+  private async planFor(instanceId: string, policy: RetentionPolicy): Promise<{ rows: BackupRow[]; doomed: BackupRow[] }> {
     const rows = await backupsOfInstance(this.db, instanceId, 'database');
-    const doomed = new Set(
-      planRetention(
-        rows.map((r) => ({ id: r.id, status: r.status, startedAt: r.started_at, finishedAt: r.finished_at })),
-        policy,
-        this.now(),
-      ),
-    );
-    return rows.filter((r) => doomed.has(r.id));
+    const candidates = rows.map((r) => ({ id: r.id, status: r.status, startedAt: r.started_at, finishedAt: r.finished_at }));
+    const doomed = new Set(planRetention(candidates, policy, this.now()));
+    return { rows, doomed: rows.filter((r) => doomed.has(r.id)) };
   }
 
   async retentionPreview(instanceId: string, policy: RetentionPolicy): Promise<RetentionPreview> {
-    const doomed = await this.planFor(instanceId, policy);
-    const good = (await backupsOfInstance(this.db, instanceId, 'database')).filter((r) => r.status === 'succeeded');
+    const { rows, doomed } = await this.planFor(instanceId, policy);
     return {
-      wouldDelete: doomed.map((r) => this.view(r)),
-      keptCount: good.length - doomed.length,
+      wouldDelete: doomed.map((r) => toBackup(r)),
+      keptCount: rows.filter((r) => r.status === 'succeeded').length - doomed.length,
       freedBytes: doomed.reduce((sum, r) => sum + (r.size_bytes ?? 0), 0),
     };
   }
 
   /** Applies the instance's retention; runs only after a new database backup succeeded. */
   async prune(instanceId: string): Promise<string[]> {
-    const doomed = await this.planFor(instanceId, await this.policyOf(instanceId));
+    const { doomed } = await this.planFor(instanceId, await this.policyOf(instanceId));
     for (const row of doomed) {
       if (this.verifying.get(instanceId) === row.id) continue;
       await this.remove(row, 'pruned by retention');
@@ -644,8 +625,7 @@ export class BackupService implements InstanceBackups {
     });
     await this.deps.logs.write({ level: 'error', instanceId: row.instance_id, handler: 'backup', message: `Backup ${row.id} is corrupt. ${detail}` });
     const backup = await this.find(row.id);
-    const instance = await findInstanceRow(this.db, row.instance_id);
-    if (backup) await this.publish('BackupUpdated', { backup } satisfies BackupUpdatedPayload, instance ?? row);
+    if (backup) await this.publish('BackupUpdated', { backup } satisfies BackupUpdatedPayload, row.instance_id);
   }
 
   // ---- Verification and restore ----
@@ -667,7 +647,7 @@ export class BackupService implements InstanceBackups {
         this.verifying.delete(instanceId);
       }),
     );
-    return { backup: this.view(row), done };
+    return { backup: toBackup(row), done };
   }
 
   private async runVerification(row: BackupRow): Promise<Backup> {
@@ -676,7 +656,6 @@ export class BackupService implements InstanceBackups {
     let detail: string;
     let corrupt = false;
     const staging = path.join(this.deps.instances.instancesDir, `.backup-verify-${row.id}`);
-    const type = (await findInstanceRow(this.db, row.instance_id))?.type ?? this.typeFromFormat(row.format);
     let dispose: (() => Promise<void>) | null = null;
     try {
       fs.mkdirSync(staging, { mode: 0o700 });
@@ -690,9 +669,9 @@ export class BackupService implements InstanceBackups {
       } else {
         giveTreeToEngineUser(staging);
         const recorded = JSON.parse(row.contents ?? '{}') as BackupContents;
-        const scratch = await this.deps.instances.scratch(type, row.id);
+        const scratch = await this.deps.instances.scratch(row.engine, row.id);
         dispose = scratch.dispose;
-        const engine = this.deps.instances.engine(type);
+        const engine = this.deps.instances.engine(row.engine);
         await engine.restoreDatabase(staging, scratch.rt, {});
         const found = await engine.inspect(scratch.rt, recorded);
         const differences = compareContents(recorded, found);
@@ -716,13 +695,8 @@ export class BackupService implements InstanceBackups {
       message: `Backup ${row.id} ${ok ? 'verified' : 'failed verification'}: ${detail}`,
     });
     const backup = (await this.find(row.id))!;
-    const instance = await findInstanceRow(this.db, row.instance_id);
-    await this.publish('BackupUpdated', { backup } satisfies BackupUpdatedPayload, instance ?? row);
+    await this.publish('BackupUpdated', { backup } satisfies BackupUpdatedPayload, row.instance_id);
     return backup;
-  }
-
-  private typeFromFormat(format: string) {
-    return format.startsWith('warden-etcd') ? ('etcd' as const) : ('pg' as const);
   }
 
   async checkCloneSource(instanceId: string, backupId: string): Promise<void> {
@@ -735,7 +709,6 @@ export class BackupService implements InstanceBackups {
   async restoreInto(backupId: string, target: InstanceRuntime, parameters: Record<string, string>): Promise<void> {
     const row = await findBackupRow(this.db, backupId);
     if (!row || row.status !== 'succeeded' || !row.storage_key) throw new Error('The backup is gone or not usable any more.');
-    const type = this.typeFromFormat(row.format);
     const staging = path.join(this.deps.instances.instancesDir, `.backup-restore-${randomUUID()}`);
     const work = (async () => {
       try {
@@ -746,7 +719,7 @@ export class BackupService implements InstanceBackups {
           throw new Error('The backup file no longer matches its checksum (marked corrupt): nothing was restored.');
         }
         giveTreeToEngineUser(staging);
-        await this.deps.instances.engine(type).restoreDatabase(staging, target, parameters);
+        await this.deps.instances.engine(row.engine).restoreDatabase(staging, target, parameters);
       } finally {
         fs.rmSync(staging, { recursive: true, force: true });
       }
@@ -772,19 +745,11 @@ export class BackupService implements InstanceBackups {
     return updateBackup(this.db, id, change);
   }
 
-  /** Listeners of this instance's backups and of all backups who may see the instance. */
-  private async audience(instance: { id?: string; instance_id?: string; group_id: string | null }): Promise<Audience> {
-    const instanceId = instance.instance_id ?? instance.id!;
-    const current = await findInstanceRow(this.db, instanceId);
-    const groupId = current ? current.group_id : null;
-    const members = groupId
-      ? (await this.db.selectFrom('group_members').select('user_id').where('group_id', '=', groupId).execute()).map((m) => m.user_id)
-      : [];
-    return { kind: 'scoped', groups: [hubGroupNames.backups(instanceId), hubGroupNames.backups(null)], userIds: members };
-  }
-
-  private async publish(event: string, payload: unknown, instance: { id?: string; instance_id?: string; group_id: string | null }) {
-    this.deps.bus.publish({ event, payload, audience: await this.audience(instance) });
+  /** Listeners of this instance's backups and of all backups who may see it now (admins only once it is deleted). */
+  private async publish(event: string, payload: unknown, instanceId: string) {
+    const userIds = await memberIdsOfGroup(this.db, (await findInstanceRow(this.db, instanceId))?.group_id ?? null);
+    const audience: Audience = { kind: 'scoped', groups: [hubGroupNames.backups(instanceId), hubGroupNames.backups(null)], userIds };
+    this.deps.bus.publish({ event, payload, audience });
   }
 }
 

@@ -241,6 +241,12 @@ export interface UserListQuery {
   window: PageWindow;
 }
 
+/** The ids of a group's members (none for no group): who, besides admins, may see its instances' events. */
+export async function memberIdsOfGroup(db: Db, groupId: string | null): Promise<string[]> {
+  if (!groupId) return [];
+  return (await db.selectFrom('group_members').select('user_id').where('group_id', '=', groupId).execute()).map((m) => m.user_id);
+}
+
 /** Members (or, with `members: false`, users who are not members) of a group, paged. */
 async function listUsersByMembership(db: Db, groupId: string, members: boolean, query: UserListQuery): Promise<PageOf<Member>> {
   const memberIds = db.selectFrom('group_members').select('user_id').where('group_id', '=', groupId);

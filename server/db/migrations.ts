@@ -197,13 +197,13 @@ const migrations: Record<string, Migration> = {
   '0005_backups': {
     async up(db) {
       // No foreign key to instances: backups outlive a deleted instance until someone deletes them,
-      // so they keep the instance's name and group as they were.
+      // so they keep the instance's name and engine as they were.
       await db.schema
         .createTable('backups')
         .addColumn('id', 'text', (c) => c.primaryKey())
         .addColumn('instance_id', 'text', (c) => c.notNull())
         .addColumn('instance_name', 'text', (c) => c.notNull())
-        .addColumn('group_id', 'text')
+        .addColumn('engine', 'text', (c) => c.notNull().check(sql`engine in ('pg', 'etcd')`))
         .addColumn('kind', 'text', (c) => c.notNull().check(sql`kind in ('database', 'file')`))
         .addColumn('trigger', 'text', (c) => c.notNull())
         .addColumn('status', 'text', (c) => c.notNull())

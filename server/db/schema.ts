@@ -171,7 +171,8 @@ export interface BackupsTable {
   id: string;
   instance_id: string;
   instance_name: string;
-  group_id: string | null;
+  /** The instance's engine: what a restore or a verification runs. */
+  engine: 'pg' | 'etcd';
   kind: 'database' | 'file';
   trigger: 'manual' | 'schedule' | 'pre-update' | 'clone';
   status: 'pending' | 'running' | 'succeeded' | 'failed' | 'corrupt';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import type { EngineBinaries } from './detect';
 import type {
   ApplyResult,
@@ -13,7 +13,7 @@ import type {
   InstanceRuntime,
   ReloadReport,
 } from './engine';
-import { pgBackupDatabase, pgInspect, pgRestoreInto, readPgManifest, type PgTarget } from './pgBackup';
+import { pgBackupDatabase, pgInspect, pgRestoreInto, readPgManifest, withClient as withPgClient, type PgTarget } from './pgBackup';
 import { EngineError, giveToEngineUser, isAlive, run } from './processRunner';
 
 /** Settings Warden owns: changing them would cut the instance off from the console. */
@@ -101,6 +101,15 @@ function mkdirFor(dir: string, mode: number) {
   giveToEngineUser(dir);
 }
 
+/** The instance folder and the engine's own folders in it. */
+function makeFolders(rt: InstanceRuntime) {
+  const p = paths(rt);
+  // The engine user must traverse the instance folder but not read the secret in it.
+  mkdirFor(rt.dir, 0o711);
+  fs.chownSync(rt.dir, 0, 0);
+  for (const dir of [p.data, p.socket, p.logs]) mkdirFor(dir, 0o700);
+}
+
 /** PostgreSQL (Debian's postgresql 15) run with pg_ctl as the engine user, on a loopback port. */
 export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}): Engine {
   const bin = (tool: string) => path.join(binaries.pgBinDir, tool);
@@ -109,23 +118,8 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
     (versionText ??= run(bin('postgres'), ['--version']).then(({ stdout }) => /\(PostgreSQL\)\s+(\S+)/.exec(stdout)?.[1] ?? stdout.trim()));
   const catalogFile = async () => options.catalogDir && path.join(options.catalogDir, `pg-${await version()}.json`);
 
-  async function withClient<T>(rt: InstanceRuntime, use: (client: Client) => Promise<T>): Promise<T> {
-    const client = new Client({
-      host: paths(rt).socket,
-      port: rt.port,
-      user: 'postgres',
-      database: 'postgres',
-      password: pgSuperuserPassword(rt),
-      connectionTimeoutMillis: 3000,
-      statement_timeout: 10_000,
-    });
-    await client.connect();
-    try {
-      return await use(client);
-    } finally {
-      await client.end();
-    }
-  }
+  const target = (rt: InstanceRuntime): PgTarget => ({ rt, socket: paths(rt).socket, password: pgSuperuserPassword(rt) });
+  const withClient = <T>(rt: InstanceRuntime, use: (client: Client) => Promise<T>) => withPgClient(target(rt), 'postgres', use, 10_000);
 
   const pid = (rt: InstanceRuntime): number | null => {
     try {
@@ -193,8 +187,6 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
       }));
   }
 
-  const target = (rt: InstanceRuntime): PgTarget => ({ rt, socket: paths(rt).socket, password: pgSuperuserPassword(rt) });
-
   const engine: Engine = {
     type: 'pg',
 
@@ -208,12 +200,7 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
 
     async initialize(rt, initialParameters = {}) {
       const p = paths(rt);
-      // The engine user must traverse the instance folder but not read the secret in it.
-      mkdirFor(rt.dir, 0o711);
-      fs.chownSync(rt.dir, 0, 0);
-      mkdirFor(p.data, 0o700);
-      mkdirFor(p.socket, 0o700);
-      mkdirFor(p.logs, 0o700);
+      makeFolders(rt);
       const password = randomBytes(24).toString('base64url');
       fs.writeFileSync(p.secret, `${password}\n`, { mode: 0o600 });
       const pwfile = path.join(p.socket, 'initdb.pw');
@@ -369,11 +356,7 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
     async clone(source, target) {
       const s = paths(source);
       const t = paths(target);
-      mkdirFor(target.dir, 0o711);
-      fs.chownSync(target.dir, 0, 0);
-      mkdirFor(t.data, 0o700);
-      mkdirFor(t.socket, 0o700);
-      mkdirFor(t.logs, 0o700);
+      makeFolders(target);
       if (pid(source) !== null) {
         // A consistent copy of the running server, WAL included, through its replication protocol.
         await run(

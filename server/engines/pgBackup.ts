@@ -45,7 +45,8 @@ function toolVersion(binary: string): Promise<string> {
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
-function connect(target: PgTarget, database: string): Promise<Client> {
+/** The superuser's connection over the instance's socket; `statementTimeoutMs` bounds each query. */
+export function connect(target: PgTarget, database: string, statementTimeoutMs?: number): Promise<Client> {
   const client = new Client({
     host: target.socket,
     port: target.rt.port,
@@ -53,12 +54,18 @@ function connect(target: PgTarget, database: string): Promise<Client> {
     database,
     password: target.password,
     connectionTimeoutMillis: 5000,
+    ...(statementTimeoutMs && { statement_timeout: statementTimeoutMs }),
   });
   return client.connect().then(() => client);
 }
 
-async function withClient<T>(target: PgTarget, database: string, use: (client: Client) => Promise<T>): Promise<T> {
-  const client = await connect(target, database);
+export async function withClient<T>(
+  target: PgTarget,
+  database: string,
+  use: (client: Client) => Promise<T>,
+  statementTimeoutMs?: number,
+): Promise<T> {
+  const client = await connect(target, database, statementTimeoutMs);
   try {
     return await use(client);
   } finally {

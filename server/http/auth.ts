@@ -3,6 +3,8 @@ import fp from 'fastify-plugin';
 import { hasRole } from '../../contracts/roles';
 import { authenticate, type ClientInfo, type Principal } from '../auth/sessions';
 import type { AppContext } from '../context';
+import type { Db } from '../db/schema';
+import { findById } from '../db/users';
 import { HttpProblem } from './problems';
 import { sessionCookieName } from './sessionCookie';
 
@@ -68,6 +70,11 @@ function checkAccess(access: Access, principal: Principal | null): void {
 export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw new HttpProblem(401, 'Sign in first.');
   return request.principal;
+}
+
+/** The caller's e-mail, as recorded on what they create (an instance's createdBy, a revision's author). */
+export async function callerEmail(db: Db, request: FastifyRequest): Promise<string | null> {
+  return (await findById(db, principalOf(request).userId))?.email ?? null;
 }
 
 export function clientInfo(request: FastifyRequest): ClientInfo {

@@ -28,6 +28,7 @@ import {
   type InstanceChange,
   type InstanceRow,
 } from '../db/instances';
+import { memberIdsOfGroup } from '../db/groups';
 import type { Db } from '../db/schema';
 import type { Engine, EngineHealth, InstanceRuntime } from '../engines/engine';
 import { EngineError } from '../engines/processRunner';
@@ -154,23 +155,9 @@ export class InstanceService {
     const source = await this.requireRow(sourceId);
     if (!this.backups) throw new HttpProblem(503, 'Backups are not available on this server.');
     await this.backups.checkCloneSource(sourceId, input.backupId);
-    const nameProblem = await this.nameProblem(input.name);
-    if (nameProblem) throw validationProblem({ name: [nameProblem] });
-    const engine = this.engine(source.type);
-    await this.ensureUsable(engine);
+    const engine = await this.checkCopy(source, input.name);
     const id = randomUUID();
-    const instance = await this.insert(
-      id,
-      {
-        name: input.name,
-        type: source.type,
-        groupId: source.group_id,
-        description: input.description ?? `Restored from a backup of ${source.name}`,
-        parameters: {},
-      },
-      author,
-      'clone',
-    );
+    const instance = await this.insertCopy(id, source, input.name, input.description ?? `Restored from a backup of ${source.name}`, author);
     const backups = this.backups;
     this.launch(id, 'clone', async (row, rt) => {
       const saved = await revisionParameters(this.deps.db, sourceId);
@@ -187,26 +174,12 @@ export class InstanceService {
   async clone(sourceId: string, input: { name: string; description?: string }, author: string | null): Promise<Instance> {
     const source = await this.requireRow(sourceId);
     if (source.status === 'unInitialized') throw new HttpProblem(409, 'The instance has no data yet: nothing to clone.');
-    const nameProblem = await this.nameProblem(input.name);
-    if (nameProblem) throw validationProblem({ name: [nameProblem] });
-    const engine = this.engine(source.type);
-    await this.ensureUsable(engine);
+    const engine = await this.checkCopy(source, input.name);
     this.claim(sourceId);
     const id = randomUUID();
     let instance: Instance;
     try {
-      instance = await this.insert(
-        id,
-        {
-          name: input.name,
-          type: source.type,
-          groupId: source.group_id,
-          description: input.description ?? `Clone of ${source.name}`,
-          parameters: {},
-        },
-        author,
-        'clone',
-      );
+      instance = await this.insertCopy(id, source, input.name, input.description ?? `Clone of ${source.name}`, author);
     } catch (error) {
       this.busy.delete(sourceId);
       throw error;
@@ -231,6 +204,20 @@ export class InstanceService {
       return `cloned from ${source.name}`;
     });
     return instance;
+  }
+
+  /** Whether a copy of `source` named `name` can be made here; answers the engine to make it with. */
+  private async checkCopy(source: InstanceRow, name: string): Promise<Engine> {
+    const nameProblem = await this.nameProblem(name);
+    if (nameProblem) throw validationProblem({ name: [nameProblem] });
+    const engine = this.engine(source.type);
+    await this.ensureUsable(engine);
+    return engine;
+  }
+
+  /** The record of a copy: the source's type and group, its own name, ports and description. */
+  private insertCopy(id: string, source: InstanceRow, name: string, description: string, author: string | null): Promise<Instance> {
+    return this.insert(id, { name, type: source.type, groupId: source.group_id, description, parameters: {} }, author, 'clone');
   }
 
   private async insert(id: string, input: CreateInput, author: string | null, kind: OperationKind): Promise<Instance> {
@@ -728,13 +715,10 @@ export class InstanceService {
 
   /** List-level and instance-level listeners who may see this instance: admins and its group's members. */
   private async audience(row: Pick<InstanceRow, 'id' | 'group_id'>): Promise<Audience> {
-    const members = row.group_id
-      ? (await this.deps.db.selectFrom('group_members').select('user_id').where('group_id', '=', row.group_id).execute()).map(
-          (m) => m.user_id,
-        )
-      : [];
-    return { kind: 'scoped', groups: [hubGroupNames.instances, hubGroupNames.instance(row.id)], userIds: members };
+    const userIds = await memberIdsOfGroup(this.deps.db, row.group_id);
+    return { kind: 'scoped', groups: [hubGroupNames.instances, hubGroupNames.instance(row.id)], userIds };
   }
+
 
   async publishInstance(event: 'InstanceCreated' | 'InstanceUpdated', id: string, known?: Instance) {
     const instance = known ?? (await findInstance(this.deps.db, id));

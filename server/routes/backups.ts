@@ -27,8 +27,7 @@ import type { BackupService } from '../backups/backupService';
 import type { AppContext } from '../context';
 import { findInstance } from '../db/instances';
 import { sortKeys } from '../db/paging';
-import { findById } from '../db/users';
-import { principalOf } from '../http/auth';
+import { callerEmail, principalOf } from '../http/auth';
 import { HttpProblem } from '../http/problems';
 
 const tags = ['backups'];
@@ -68,8 +67,6 @@ export const instanceBackupRoutes: FastifyPluginAsyncTypebox<Deps> = async (app,
     if (hasRole(principal, 'admin') && (await service.keptFor(instanceId)).count > 0) return { id: instanceId, name: instanceId };
     throw new HttpProblem(404, `No instance has the id ${instanceId}.`);
   };
-
-  const authorEmail = async (request: FastifyRequest) => (await findById(ctx.db, principalOf(request).userId))?.email ?? null;
 
   app.get(
     '/:id/backups',
@@ -111,7 +108,7 @@ export const instanceBackupRoutes: FastifyPluginAsyncTypebox<Deps> = async (app,
       async (request, reply) => {
         const instance = await visible(request, request.params.id);
         const backup = await audited(ctx, request, { action: `backups.take.${kind}`, target: instance.id }, async (note) => {
-          const { backup: started } = await service.take(instance.id, kind, 'manual', await authorEmail(request));
+          const { backup: started } = await service.take(instance.id, kind, 'manual', await callerEmail(ctx.db, request));
           note.detail = { backupId: started.id };
           return started;
         });
@@ -198,7 +195,7 @@ export const instanceBackupRoutes: FastifyPluginAsyncTypebox<Deps> = async (app,
     async (request) => {
       const instance = await visible(request, request.params.id);
       return audited(ctx, request, { action: 'backups.schedule', target: instance.id, detail: { ...request.body } }, async () =>
-        service.saveSchedule(instance.id, request.body, await authorEmail(request)),
+        service.saveSchedule(instance.id, request.body, await callerEmail(ctx.db, request)),
       );
     },
   );

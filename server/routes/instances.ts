@@ -34,9 +34,8 @@ import { findGroup } from '../db/groups';
 import { findInstance, findInstanceRow, listInstances, updateInstanceRow } from '../db/instances';
 import { queryLogs, uniqueHandlers } from '../db/logs';
 import { pageWindow, sortKeys } from '../db/paging';
-import { findById } from '../db/users';
 import { pgSuperuserPassword } from '../engines/pg';
-import { principalOf } from '../http/auth';
+import { callerEmail, principalOf } from '../http/auth';
 import { HttpProblem, validationProblem } from '../http/problems';
 import { creationGraph } from '../instances/graphs';
 import type { InstanceService } from '../instances/instanceService';
@@ -69,8 +68,6 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{
     if (!instance) throw new HttpProblem(404, `No instance has the id ${instanceId}.`);
     return instance;
   };
-
-  const authorEmail = async (request: FastifyRequest) => (await findById(ctx.db, principalOf(request).userId))?.email ?? null;
 
   /** A regular user creates into one of their groups; an admin into any group or none. */
   const checkGroup = async (request: FastifyRequest, groupId: string | null | undefined) => {
@@ -128,7 +125,7 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{
         const groupId = await checkGroup(request, body.groupId);
         const created = await service.create(
           { name: body.name, type: body.type, groupId, description: body.description ?? '', parameters: body.parameters ?? {} },
-          await authorEmail(request),
+          await callerEmail(ctx.db, request),
         );
         note.target = created.id;
         note.detail = { name: created.name, type: created.type, groupId };
@@ -282,7 +279,7 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{
       const { backupId, ...input } = request.body;
       const detail = { name: input.name, ...(backupId ? { backupId } : {}) };
       const clone = await audited(ctx, request, { action: 'instances.clone', target: source.id, detail }, async (note) => {
-        const author = await authorEmail(request);
+        const author = await callerEmail(ctx.db, request);
         const created = backupId
           ? await service.cloneFromBackup(source.id, { ...input, backupId }, author)
           : await service.clone(source.id, input, author);
@@ -365,7 +362,7 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{
       const instance = await visible(request, request.params.id);
       const { parameters, apply = 'reload' } = request.body;
       return audited(ctx, request, { action: 'instances.config.update', target: instance.id, detail: { parameters, apply } }, async () =>
-        service.configure(instance.id, parameters, apply, await authorEmail(request)),
+        service.configure(instance.id, parameters, apply, await callerEmail(ctx.db, request)),
       );
     },
   );
@@ -399,7 +396,7 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{
       const instance = await visible(request, request.params.id);
       const { revision } = request.params;
       return audited(ctx, request, { action: 'instances.config.restore', target: instance.id, detail: { revision } }, async () =>
-        service.restoreRevision(instance.id, revision, request.body.apply ?? 'reload', await authorEmail(request)),
+        service.restoreRevision(instance.id, revision, request.body.apply ?? 'reload', await callerEmail(ctx.db, request)),
       );
     },
   );

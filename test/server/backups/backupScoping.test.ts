@@ -65,10 +65,10 @@ async function take(cookie: string, instanceId: string): Promise<Backup> {
 }
 
 /** A failed backup record of 1 kB, as a backup cut off by a full disk leaves it. */
-async function failedBackup(instanceId: string, name: string, groupId: string) {
+async function failedBackup(instanceId: string, name: string) {
   const id = randomUUID();
   await insertBackup(h.db, {
-    id, instance_id: instanceId, instance_name: name, group_id: groupId, kind: 'database', trigger: 'schedule', status: 'failed',
+    id, instance_id: instanceId, instance_name: name, engine: 'pg', kind: 'database', trigger: 'schedule', status: 'failed',
     started_at: h.clock.now().toISOString(), finished_at: h.clock.now().toISOString(), size_bytes: 1000, sha256: null, format: 'inert',
     engine_version: '15.0', error: 'The backup storage is full.', storage_key: null, contents: null, verification: null, created_by: null,
   });
@@ -95,9 +95,9 @@ beforeAll(async () => {
   deletedA = await runningInstance('retired', groupA);
   backupA = await take(cookies.admin, instanceA);
   backupB = await take(cookies.admin, instanceB);
-  await failedBackup(instanceA, 'orders', groupA);
-  await failedBackup(instanceB, 'catalog', groupB);
-  await failedBackup(instanceB, 'catalog', groupB);
+  await failedBackup(instanceA, 'orders');
+  await failedBackup(instanceB, 'catalog');
+  await failedBackup(instanceB, 'catalog');
   backupOfDeleted = await take(cookies.admin, deletedA);
   expect((await call(cookies.admin, 'DELETE', `/instances/${deletedA}?force=true`)).statusCode).toBe(200);
   await h.app.instances.idle();
