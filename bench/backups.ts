@@ -7,13 +7,13 @@ import type { Instance, OperationCompletedPayload } from '../contracts/instances
 import { buildApp } from '../server/app';
 import { startCookieSession } from '../server/auth/sessions';
 import { systemClock } from '../server/clock';
-import { loadConfig } from '../server/config';
 import { openDb } from '../server/db/open';
 import { createUser } from '../server/db/users';
 import { pgSocketDir } from '../server/engines/pg';
 import { engineUser, giveToEngineUser } from '../server/engines/processRunner';
 import { InProcessBus } from '../server/hub/bus';
 import { sessionCookieName } from '../server/http/sessionCookie';
+import { benchConfig } from './lib/benchConfig';
 
 // `npm run bench -- backups [--quick]`: Warden's database backup of a real PostgreSQL 15 instance filled by
 // pgbench, timed from the POST to BackupCompleted over loopback HTTP, alternated with a plain `pg_dump -Fc` of
@@ -140,14 +140,7 @@ async function main() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'warden-bench-backups-'));
   // The engine user (postgres) must pass through the data dir to reach the instances' folders.
   chmodSync(dataDir, 0o711);
-  const config = loadConfig({
-    WARDEN_HOST: '127.0.0.1',
-    WARDEN_PORT: '0',
-    WARDEN_DATA_DIR: dataDir,
-    WARDEN_STATIC_DIR: path.join(dataDir, 'no-console'),
-    WARDEN_LOG_LEVEL: 'silent',
-    WARDEN_INSTANCE_PORTS: instancePorts,
-  });
+  const config = benchConfig(dataDir, { WARDEN_INSTANCE_PORTS: instancePorts })
   const origin = new URL(config.publicUrl).origin;
   const db = openDb(config);
   const bus = new InProcessBus();

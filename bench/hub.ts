@@ -6,7 +6,6 @@ import path from 'node:path';
 import { WebSocket, WebSocketServer } from 'ws';
 import { hubPath, type DebugMessagePayload } from '../contracts/hub';
 import { buildApp, type App } from '../server/app';
-import { loadConfig } from '../server/config';
 import { migrateToLatest } from '../server/db/migrations';
 import { openDb } from '../server/db/open';
 import type { Db } from '../server/db/schema';
@@ -16,6 +15,7 @@ import { defaultHubLimits } from '../server/hub/hub';
 import { sessionCookieName } from '../server/http/sessionCookie';
 import { Listeners, type TimedPayload } from './lib/listeners';
 import { nowMs } from './lib/monotonicClock';
+import { benchConfig } from './lib/benchConfig';
 
 // `npm run bench -- hub [--quick]`: how fast /uihub fans broadcast events out to many clients,
 // next to a bare `ws` server sending the same payloads to the same number of raw clients.
@@ -98,13 +98,7 @@ async function signInUsers(app: App, db: Db, count: number): Promise<string[]> {
 /** A real Warden app on a loopback port; events go through its bus to every signed-in connection. */
 async function startWarden(listeners: Listeners, clients: number): Promise<Target> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'warden-bench-'));
-  const config = loadConfig({
-    WARDEN_HOST: '127.0.0.1',
-    WARDEN_PORT: '0',
-    WARDEN_DATA_DIR: dataDir,
-    WARDEN_STATIC_DIR: path.join(dataDir, 'no-console'),
-    WARDEN_LOG_LEVEL: 'silent',
-  });
+  const config = benchConfig(dataDir)
   const db = openDb(':memory:');
   await migrateToLatest(db);
   const bus = new InProcessBus();

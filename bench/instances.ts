@@ -7,7 +7,6 @@ import type { LogLevel } from '../contracts/logs';
 import { buildApp } from '../server/app';
 import { startCookieSession } from '../server/auth/sessions';
 import { systemClock } from '../server/clock';
-import { loadConfig } from '../server/config';
 import { addMembers, createGroup } from '../server/db/groups';
 import type { InstanceRow } from '../server/db/instances';
 import { insertLogEntries, type NewLogEntry } from '../server/db/logs';
@@ -15,6 +14,7 @@ import { openDb } from '../server/db/open';
 import type { Db } from '../server/db/schema';
 import { createUser } from '../server/db/users';
 import { sessionCookieName } from '../server/http/sessionCookie';
+import { benchConfig } from './lib/benchConfig';
 
 // `npm run bench -- instances [--quick]`: GET /instances over 10,000 instances and GET /instances/{id}/logs
 // over a million log entries, over loopback HTTP against a real server and its store file, each case
@@ -296,13 +296,7 @@ async function main() {
   );
 
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'warden-bench-instances-'));
-  const config = loadConfig({
-    WARDEN_HOST: '127.0.0.1',
-    WARDEN_PORT: '0',
-    WARDEN_DATA_DIR: dataDir,
-    WARDEN_STATIC_DIR: path.join(dataDir, 'no-console'),
-    WARDEN_LOG_LEVEL: 'silent',
-  });
+  const config = benchConfig(dataDir)
   // The store file in the data dir, opened here so the bench can seed it; the app migrates it when it starts.
   const db = openDb(config);
   const app = buildApp(config, { db, supervise: false, logger: false });

@@ -58,7 +58,7 @@ import { digestOf, pack, sizeOnDisk, unpack } from './archive';
 import { dueSlot, nextRuns, scheduleProblems } from './cronSchedule';
 import { planRetention, type RetentionPolicy } from './retention';
 import { parseRange, UrlSigner } from './signedUrls';
-import { VerifyingStream, type BackupStorage } from './storage';
+import { readChunkBytes, VerifyingStream, type BackupStorage } from './storage';
 
 export interface BackupServiceDeps {
   db: Db;
@@ -597,7 +597,7 @@ export class BackupService implements InstanceBackups {
     }
     // A part cannot be checked on its own, and a file of one read chunk would be refused before any
     // header is sent: both are checked whole before anything is served.
-    if (range || size <= 64 * 1024) {
+    if (range || size <= readChunkBytes) {
       const actual = await digestOf(this.deps.storage.read(row.storage_key));
       if (actual !== row.sha256) {
         await this.markCorrupt(row, actual, 'a download');

@@ -24,6 +24,7 @@ export interface ByteRange {
 export interface BackupStorage {
   /** Streams `source` to `key`, hashing while it goes; `onBytes` sees the running total. */
   put(key: string, source: Readable, onBytes?: (bytes: number) => void): Promise<StoredObject>;
+  /** The bytes of `key` (or a range of them), in chunks of `readChunkBytes`. */
   read(key: string, range?: ByteRange): Readable;
   size(key: string): Promise<number>;
   exists(key: string): Promise<boolean>;
@@ -41,6 +42,9 @@ export function storageProblem(error: unknown): string {
 }
 
 const partialPrefix = '.partial-';
+
+/** The size of each chunk `read` delivers: a file of one chunk is all held back by VerifyingStream. */
+export const readChunkBytes = 64 * 1024;
 
 /** Counts and hashes what flows through it. */
 export class HashingCounter extends Transform {
@@ -111,7 +115,7 @@ export class LocalDirectoryStorage implements BackupStorage {
   }
 
   read(key: string, range?: ByteRange): Readable {
-    return fs.createReadStream(this.pathOf(key), range ? { start: range.start, end: range.end } : {});
+    return fs.createReadStream(this.pathOf(key), { highWaterMark: readChunkBytes, ...(range && { start: range.start, end: range.end }) });
   }
 
   async size(key: string): Promise<number> {
