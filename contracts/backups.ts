@@ -65,6 +65,8 @@ export const Backup = Type.Object({
   verification: nullable(BackupVerification),
   contents: nullable(BackupContents),
   progress: nullable(BackupProgressState),
+  /** A verification of it runs now (its result arrives as BackupUpdated). */
+  verifying: Type.Boolean(),
   createdBy: nullable(Type.String()),
 });
 export type Backup = Static<typeof Backup>;

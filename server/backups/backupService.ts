@@ -192,10 +192,11 @@ export class BackupService implements InstanceBackups {
 
   // ---- Reading ----
 
-  /** A backup as stored, with its live progress while it is being taken. */
+  /** A backup as stored, with its live progress while it is being taken and whether it is being verified. */
   private view(backup: Backup): Backup {
     const running = this.running.get(backup.instanceId);
-    return running?.backupId === backup.id ? { ...backup, progress: running.progress } : backup;
+    const verifying = this.verifying.get(backup.instanceId) === backup.id;
+    return { ...backup, progress: running?.backupId === backup.id ? running.progress : null, verifying };
   }
 
   async find(id: string): Promise<Backup | undefined> {
@@ -642,12 +643,14 @@ export class BackupService implements InstanceBackups {
     }
     if (this.verifying.has(instanceId)) throw new HttpProblem(409, 'A backup of this instance is being verified: wait for it to finish.');
     this.verifying.set(instanceId, backupId);
+    const backup = this.view(toBackup(row));
+    await this.publish('BackupUpdated', { backup } satisfies BackupUpdatedPayload, instanceId);
     const done = this.track(
       this.runVerification(row).finally(() => {
-        this.verifying.delete(instanceId);
+        if (this.verifying.get(instanceId) === backupId) this.verifying.delete(instanceId);
       }),
     );
-    return { backup: toBackup(row), done };
+    return { backup, done };
   }
 
   private async runVerification(row: BackupRow): Promise<Backup> {
@@ -694,6 +697,8 @@ export class BackupService implements InstanceBackups {
       handler: 'backup',
       message: `Backup ${row.id} ${ok ? 'verified' : 'failed verification'}: ${detail}`,
     });
+    // Over before it is told, so the backup that goes out no longer says it is being verified.
+    this.verifying.delete(row.instance_id);
     const backup = (await this.find(row.id))!;
     await this.publish('BackupUpdated', { backup } satisfies BackupUpdatedPayload, row.instance_id);
     return backup;

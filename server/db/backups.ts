@@ -27,8 +27,8 @@ const sortColumns = {
   instanceName: 'backups.instance_name',
 } as const;
 
-/** Live progress is not stored: the service lays it over the row while a backup runs. */
-export function toBackup(row: BackupRow & { instance_exists?: number | null }, progress: Backup['progress'] = null): Backup {
+/** Live progress and verification are not stored: the service lays them over the row (BackupService.view). */
+export function toBackup(row: BackupRow & { instance_exists?: number | null }): Backup {
   const durationMs = row.finished_at ? Date.parse(row.finished_at) - Date.parse(row.started_at) : null;
   return {
     id: row.id,
@@ -48,7 +48,8 @@ export function toBackup(row: BackupRow & { instance_exists?: number | null }, p
     error: row.error,
     verification: row.verification ? (JSON.parse(row.verification) as BackupVerification) : null,
     contents: row.contents ? (JSON.parse(row.contents) as BackupContents) : null,
-    progress,
+    progress: null,
+    verifying: false,
     createdBy: row.created_by,
   };
 }

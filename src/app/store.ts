@@ -2,7 +2,6 @@ import { combineReducers, configureStore } from '@reduxjs/toolkit';
 import createSagaMiddleware from 'redux-saga';
 import { baseApi } from '../api/baseApi';
 import { authSlice } from '../features/auth/authSlice';
-import { backupsSlice } from '../features/backups/backupsSlice';
 import { instancesUpdateSlice } from '../features/instances/updatesSlice';
 import { realtimeSlice } from '../features/realtime/realtimeSlice';
 import { uiSlice } from '../features/ui/uiSlice';
@@ -15,7 +14,6 @@ const rootReducer = combineReducers({
   [uiSlice.name]: uiSlice.reducer,
   [realtimeSlice.name]: realtimeSlice.reducer,
   [instancesUpdateSlice.name]: instancesUpdateSlice.reducer,
-  [backupsSlice.name]: backupsSlice.reducer,
 });
 
 export type RootState = ReturnType<typeof rootReducer>;

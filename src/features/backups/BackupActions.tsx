@@ -1,10 +1,9 @@
 import { Button, HStack } from '@chakra-ui/react';
 import type { Backup } from '../../../contracts/backups';
-import { useAppDispatch, useAppSelector } from '../../app/hooks';
+import { useAppDispatch } from '../../app/hooks';
 import { formatDateTime } from '../../components/DateTime';
 import { isBackupActive } from './backupLabels';
 import { backupDeletionRequested } from './backupsSaga';
-import { selectVerifying } from './backupsSlice';
 import { useBackupDownloadUrlMutation, useVerifyBackupMutation } from './backupsApi';
 import { startDownload } from './startDownload';
 
@@ -19,8 +18,7 @@ export function BackupActions({ backup, onRestore }: BackupActionsProps) {
   const dispatch = useAppDispatch();
   const [getDownloadUrl, gettingUrl] = useBackupDownloadUrlMutation();
   const [verify] = useVerifyBackupMutation();
-  const verifying = useAppSelector(selectVerifying)[backup.id] !== undefined;
-  const { id, instanceId, kind, status } = backup;
+  const { id, instanceId, kind, status, verifying } = backup;
   const stored = status === 'succeeded';
 
   const download = async () => {
@@ -38,7 +36,7 @@ export function BackupActions({ backup, onRestore }: BackupActionsProps) {
         variant="outline"
         // A corrupt backup may be checked again, say after the storage was repaired.
         disabled={!(stored || status === 'corrupt') || verifying}
-        onClick={() => verify({ id, instanceId, kind, verification: backup.verification })}
+        onClick={() => verify({ id, instanceId, kind })}
       >
         Verify
       </Button>

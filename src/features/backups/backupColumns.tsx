@@ -2,13 +2,11 @@ import { Badge, Code, HStack, Spinner, Stack, Text } from '@chakra-ui/react';
 import type { Backup } from '../../../contracts/backups';
 import { formatBytes } from '../../../contracts/backupValues';
 import { routePath } from '../../../contracts/routes';
-import { useAppSelector } from '../../app/hooks';
 import { CopyButton } from '../../components/CopyButton';
 import type { Column } from '../../components/DataTable';
 import { DateTime, formatDateTime } from '../../components/DateTime';
 import { TextLink } from '../../components/TextLink';
 import { formatDuration, isBackupActive, kindLabels, statusLooks, triggerLabels } from './backupLabels';
-import { selectVerifying } from './backupsSlice';
 
 /** A backup's status; why it failed shows on hover, how far it got while it runs. */
 export function BackupStatusBadge({ backup }: { backup: Backup }) {
@@ -42,8 +40,7 @@ export function Checksum({ sha256 }: { sha256: string | null }) {
 
 /** The last verification of a backup against its checksum and recorded contents, or the one under way. */
 export function VerificationResult({ backup }: { backup: Backup }) {
-  const verifying = useAppSelector(selectVerifying)[backup.id] !== undefined;
-  if (verifying) {
+  if (backup.verifying) {
     return (
       <HStack role="status" gap="2" color="fg.muted" fontSize="sm">
         <Spinner size="xs" />

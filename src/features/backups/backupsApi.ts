@@ -121,9 +121,13 @@ export const backupsApi = baseApi.injectEndpoints({
     }),
 
     /** 202; the result arrives later as BackupUpdated with `verification` set. */
-    verifyBackup: build.mutation<Backup, BackupRef & Pick<Backup, 'verification'>>({
+    verifyBackup: build.mutation<Backup, BackupRef>({
       query: ({ id, instanceId }) => ({ url: path(instanceId, `/${encodeURIComponent(id)}/verify`), method: 'POST', body: {} }),
-      invalidatesTags: (result, _error, { id }) => (result ? [backup(id)] : []),
+      // The answer is the backup being verified (verifying: true); the result comes as BackupUpdated.
+      async onQueryStarted(_ref, { dispatch, queryFulfilled }) {
+        const { data } = await queryFulfilled.catch(() => ({ data: undefined }));
+        if (data) dispatch(patchCachedBackup(data, (cached) => void Object.assign(cached, data)));
+      },
     }),
 
     backupSchedule: build.query<BackupSchedule, string>({

@@ -122,9 +122,12 @@ describe('a database backup of PostgreSQL', () => {
   it('verifies by restoring into a scratch instance and comparing the row counts, then removes the scratch instance', async () => {
     const res = await world.call('POST', `/instances/${source.id}/backups/${backup.id}/verify`, {});
     expect(res.statusCode).toBe(202);
+    // Every viewer learns at once that it is being verified.
+    expect(res.json()).toMatchObject({ id: backup.id, verifying: true });
+    expect(world.events('BackupUpdated').some((e) => e.backup.id === backup.id && e.backup.verifying)).toBe(true);
     await world.backups().idle();
     const verified = (await world.backups().find(backup.id))!;
-    expect(verified.verification).toMatchObject({ ok: true });
+    expect(verified).toMatchObject({ verifying: false, verification: { ok: true } });
     expect(verified.verification!.detail).toMatch(/2 database\(s\), 2 table\(s\), 20300 row\(s\)/);
     expect(fs.readdirSync(path.join(world.dataDir, 'instances')).filter((n) => n.startsWith('.'))).toEqual([]);
     expect(world.events('BackupUpdated').some((e) => e.backup.id === backup.id && e.backup.verification?.ok)).toBe(true);

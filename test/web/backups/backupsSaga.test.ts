@@ -7,13 +7,11 @@ import type { Backup } from '../../../contracts/backups';
 import { setupStore } from '../../../src/app/store';
 import { backupsApi, type AllBackupsArgs, type InstanceBackupsArgs } from '../../../src/features/backups/backupsApi';
 import { backupDeletionRequested, backupsSaga } from '../../../src/features/backups/backupsSaga';
-import { backupsSlice, type BackupsState } from '../../../src/features/backups/backupsSlice';
 import { hubEvent } from '../../../src/features/realtime/realtimeSlice';
 import { closeModal, openModal } from '../../../src/features/ui/uiSlice';
 import { aBackup, allBackupsPageOf, aRunningBackup, aSummary } from '../handlers/backupsHandlers';
 import { pageOf } from '../handlers/pages';
 import { problem, setupMsw } from '../msw';
-import { reduceFrozen } from '../reducerTester';
 
 const server = setupMsw();
 
@@ -147,43 +145,5 @@ describe('backupsSaga: deleting', () => {
     await waitFor(() => expect(store.getState().ui.toasts).toEqual([expect.objectContaining({ summary: 'Request failed', detail: 'storage unreachable' })]));
     expect(store.getState().ui.modal).toBeNull();
     expect(deletes).toHaveLength(1);
-  });
-});
-
-describe('backupsSlice: verifications under way', () => {
-  const reducer = backupsSlice.reducer;
-  const asked: BackupsState = { verifying: { 'b-1': '2025-02-01T00:00:00.000Z', 'b-2': null } };
-  const verification = (at: string) => ({ at, ok: true, detail: 'matches' });
-
-  it('holds a verification until a backup with another verification arrives', () => {
-    const same = hubEvent('BackupUpdated', { backup: aBackup({ id: 'b-1', verification: verification('2025-02-01T00:00:00.000Z') }) }, 't');
-    const fresh = hubEvent('BackupUpdated', { backup: aBackup({ id: 'b-1', verification: verification('2025-02-05T00:00:00.000Z') }) }, 't');
-    const first = hubEvent('BackupCompleted', { backup: aBackup({ id: 'b-2', verification: verification('2025-02-05T00:00:00.000Z') }) }, 't');
-
-    expect(reduceFrozen(reducer, asked, same)).toEqual(asked);
-    expect(reduceFrozen(reducer, asked, fresh)).toEqual({ verifying: { 'b-2': null } });
-    expect(reduceFrozen(reducer, asked, fresh, first)).toEqual({ verifying: {} });
-  });
-
-  it('lets go of a backup that was deleted', () => {
-    expect(reduceFrozen(reducer, asked, hubEvent('BackupDeleted', { id: 'b-2', instanceId: 'i-1' }, 't'))).toEqual({
-      verifying: { 'b-1': '2025-02-01T00:00:00.000Z' },
-    });
-  });
-
-  it('starts with the request, and ends when the server refuses it', async () => {
-    let answer = () => problem(409, 'Conflict', 'A verification is running.');
-    server.use(http.post('/instances/:id/backups/:backupId/verify', () => answer()));
-    const store = setupStore(undefined, { navigate: jest.fn(), getLocation: () => window.location });
-    const backup = aBackup({ id: 'b-1', verification: verification('2025-02-01T00:00:00.000Z') });
-
-    const refused = store.dispatch(backupsApi.endpoints.verifyBackup.initiate(backup));
-    expect(store.getState().backups.verifying).toEqual({ 'b-1': '2025-02-01T00:00:00.000Z' });
-    await refused;
-    expect(store.getState().backups.verifying).toEqual({});
-
-    answer = () => HttpResponse.json(backup, { status: 202 });
-    await store.dispatch(backupsApi.endpoints.verifyBackup.initiate(backup));
-    expect(store.getState().backups.verifying).toEqual({ 'b-1': '2025-02-01T00:00:00.000Z' });
   });
 });

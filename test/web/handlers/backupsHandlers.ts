@@ -35,6 +35,7 @@ export const aBackup = (overrides: Partial<Backup> = {}): Backup => ({
   engineVersion: '16.4',
   error: null,
   verification: null,
+  verifying: false,
   contents: {
     databases: [{ name: 'shop', bytes: 1_200_000, rows: { 'public.orders': 1204 } }],
     lsn: '0/3000060',
@@ -210,7 +211,7 @@ export function backupServer(options: BackupServerOptions = {}) {
     http.post('/instances/:id/backups/:backupId/verify', ({ params }) => {
       calls.push(`POST verify ${params.backupId}`);
       const backup = find(params.backupId);
-      return backup ? HttpResponse.json(backup, { status: 202 }) : missing();
+      return backup ? HttpResponse.json({ ...backup, verifying: true }, { status: 202 }) : missing();
     }),
     http.get('/instances/:id/backups/schedule', ({ params }) => (known.includes(String(params.id)) ? HttpResponse.json(state.schedule) : unknownInstance())),
     http.put('/instances/:id/backups/schedule', async ({ request }) => {
