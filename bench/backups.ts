@@ -10,7 +10,7 @@ import { systemClock } from '../server/clock';
 import { openDb } from '../server/db/open';
 import { createUser } from '../server/db/users';
 import { pgSocketDir } from '../server/engines/pg';
-import { engineUser, giveToEngineUser } from '../server/engines/processRunner';
+import { giveToEngineUser, instanceUser, type EngineUser } from '../server/engines/processRunner';
 import { InProcessBus } from '../server/hub/bus';
 import { sessionCookieName } from '../server/http/sessionCookie';
 import { benchConfig } from './lib/benchConfig';
@@ -35,17 +35,19 @@ const targetRatio = 1.1;
 // ---- Tools run as an operator would: the engine user, over the instance's socket ----
 
 interface Target {
+  /** The instance's own system user (null when the bench does not run as root). */
+  user: EngineUser | null;
   socket: string;
   port: number;
   password: string;
 }
 
 /**
- * Runs a PostgreSQL client tool as the engine user (as Warden runs pg_dump) against the instance's socket,
+ * Runs a PostgreSQL client tool as the instance's user (as Warden runs pg_dump) against the instance's socket,
  * with the password in the environment; answers its stdout and how long it ran.
  */
 function pgTool(target: Target, tool: string, args: string[]): Promise<{ ms: number; stdout: string }> {
-  const user = engineUser();
+  const { user } = target;
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(path.join(pgBinDir, tool), ['-h', target.socket, '-p', String(target.port), '-U', 'postgres', ...args], {
@@ -138,7 +140,7 @@ async function main() {
   );
 
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'warden-bench-backups-'));
-  // The engine user (postgres) must pass through the data dir to reach the instances' folders.
+  // The instances' own users must pass through the data dir to reach their folders.
   chmodSync(dataDir, 0o711);
   const config = benchConfig(dataDir, { WARDEN_INSTANCE_PORTS: instancePorts })
   const origin = new URL(config.publicUrl).origin;
@@ -205,6 +207,7 @@ async function main() {
       return { instance, at };
     };
     const targetOf = async (instance: Instance): Promise<Target> => ({
+      user: instanceUser(app.instances.runtime({ id: instance.id, port: instance.port, peer_port: null })),
       socket: pgSocketDir(app.instances.runtime({ id: instance.id, port: instance.port, peer_port: null })),
       port: instance.port,
       password: (await api<{ password: string }>('POST', `/instances/${instance.id}/connection/secret`, {})).password,
@@ -235,7 +238,7 @@ async function main() {
     // The plain dumps go where the engine user may write, as an operator's would.
     const plainDir = path.join(dataDir, 'plain');
     mkdirSync(plainDir, { mode: 0o700 });
-    giveToEngineUser(plainDir);
+    giveToEngineUser(target.user, plainDir);
 
     /**
      * CPU seconds of this process (the server, and through its reaped children pg_dump, pg_dumpall and tar) and of

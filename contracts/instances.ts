@@ -127,6 +127,12 @@ export const ConfigParameter = Type.Object({
   enumValues: Type.Union([Type.Array(Type.String()), Type.Null()]),
   apply: literals(['reload', 'restart'] as const),
   description: Type.String(),
+  /** Who may set it (DESIGN §11): any group member, admins only, or nobody (Warden sets it). */
+  policy: literals(['user', 'admin', 'managed'] as const),
+  /** Whether the caller may change it. */
+  editable: Type.Boolean(),
+  /** Why the caller may not change it, when they may not. */
+  reason: Type.Union([Type.String(), Type.Null()]),
 });
 export type ConfigParameter = Static<typeof ConfigParameter>;
 

@@ -73,6 +73,11 @@ export interface Engine {
   validate(rt: InstanceRuntime, changes: Record<string, string>): Promise<Record<string, string[]>>;
   apply(rt: InstanceRuntime, changes: Record<string, string>): Promise<ApplyResult>;
   /**
+   * Removes managed parameters from the saved configuration (written before the policy existed, or
+   * by hand), so the next start cannot use them. Answers the names removed.
+   */
+  resetManaged(rt: InstanceRuntime): string[];
+  /**
    * Makes `target` a copy of `source` that can start on its own ports: a consistent online copy
    * when the source runs (pg_basebackup, etcd snapshot), a stopped copy otherwise. Not started.
    */

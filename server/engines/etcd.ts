@@ -2,8 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { EngineBinaries } from './detect';
 import type { ApplyResult, ConfigParameter, Engine, EngineHealth, HealthCheck, InstanceRuntime } from './engine';
-import { checkValue } from './pg';
-import { EngineError, giveToEngineUser, isAlive, run, spawnDetached } from './processRunner';
+import { writeInstanceFile } from './instanceFiles';
+import { parameterPolicy } from './parameterPolicy';
+import { checkValue, thisHost } from './parameterValues';
+import { EngineError, giveToEngineUser, instanceUser, isAlive, migrateInstanceFolder, removeInstanceUser, run, spawnDetached } from './processRunner';
 
 /** The etcd flags an operator may set; every change needs a restart (etcd has no live reload). */
 export const etcdFlags: Omit<ConfigParameter, 'value' | 'apply'>[] = [
@@ -17,6 +19,19 @@ export const etcdFlags: Omit<ConfigParameter, 'value' | 'apply'>[] = [
   { name: 'max-txn-ops', default: '128', type: 'integer', unit: null, min: 1, max: 100_000, enumValues: null, description: 'Most operations in one transaction.' },
   { name: 'log-level', default: 'info', type: 'enum', unit: null, min: null, max: null, enumValues: ['debug', 'info', 'warn', 'error', 'panic', 'fatal'], description: 'Log level.' },
 ];
+
+const settable = new Set(etcdFlags.map((flag) => flag.name));
+
+/** etcd's duration syntax (Go's time.ParseDuration), e.g. 1h30m or 90s. */
+const goDuration = /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/;
+
+/** Checks a flag's value beyond its type: the string flags have their own syntax. */
+function checkFlagValue(name: string, value: string): string | null {
+  if (name === 'auto-compaction-retention' && !/^\d+$/.test(value) && !goDuration.test(value)) {
+    return `${name} must be a whole number (hours or revisions) or a duration such as 30m or 1h.`;
+  }
+  return null;
+}
 
 const paths = (rt: InstanceRuntime) => ({
   data: path.join(rt.dir, 'data'),
@@ -33,6 +48,14 @@ function readFlags(rt: InstanceRuntime): Record<string, string> {
   } catch {
     return {};
   }
+}
+
+/** The instance folder, its user's alone; the folders above it stay traversable. */
+function makeInstanceFolder(rt: InstanceRuntime) {
+  fs.mkdirSync(path.dirname(rt.dir), { recursive: true, mode: 0o711 });
+  fs.mkdirSync(rt.dir, { recursive: true, mode: 0o700 });
+  fs.chmodSync(rt.dir, 0o700);
+  giveToEngineUser(instanceUser(rt), rt.dir);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -63,6 +86,8 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
   async function start(rt: InstanceRuntime) {
     if (pid(rt) !== null) return;
     if (!rt.peerPort) throw new EngineError('An etcd instance needs a peer port.');
+    // An instance still run by the shared postgres user moves to its own user while stopped.
+    migrateInstanceFolder(rt);
     const p = paths(rt);
     const peerUrl = `http://127.0.0.1:${rt.peerPort}`;
     const args = [
@@ -76,10 +101,13 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
       '--initial-cluster-state=new',
       '--logger=zap',
       '--log-outputs=stderr',
-      ...Object.entries(readFlags(rt)).map(([name, value]) => `--${name}=${value}`),
+      // Only flags of the list reach the command line, whatever the file holds.
+      ...Object.entries(readFlags(rt))
+        .filter(([name]) => settable.has(name))
+        .map(([name, value]) => `--${name}=${value}`),
     ];
-    const childPid = spawnDetached(binaries.etcdBin, args, path.join(p.logs, 'etcd.log'));
-    fs.writeFileSync(p.pidFile, `${childPid}\n`);
+    const childPid = spawnDetached(instanceUser(rt), binaries.etcdBin, args, path.join(p.logs, 'etcd.log'));
+    writeInstanceFile(p.pidFile, `${childPid}\n`, { within: rt.dir });
     for (let waited = 0; waited < 30_000; waited += 200) {
       if (await healthy(rt)) return;
       if (!isAlive(childPid)) break;
@@ -103,21 +131,45 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
     return etcdFlags.map((flag) => ({ ...flag, value: set[flag.name] ?? flag.default ?? '', apply: 'restart' }));
   };
 
-  const etcdctl = (...args: string[]) => run(binaries.etcdctlBin, args, { env: { ETCDCTL_API: '3' }, timeoutMs: 60 * 60_000 });
+  const etcdctl = (rt: InstanceRuntime, ...args: string[]) => run(instanceUser(rt), binaries.etcdctlBin, args, { env: { ETCDCTL_API: '3' }, timeoutMs: 60 * 60_000 });
 
-  /** Makes `target`'s data folder (and its logs folder) from a snapshot file the engine user can read. */
+  /**
+   * etcdctl (as `as`'s user) talking to the running member `source`, ended once that member's process
+   * is gone: etcdctl 3.4's `snapshot save` would otherwise wait for a dead member for as long as it runs.
+   */
+  async function etcdctlWhileAlive(source: InstanceRuntime, as: InstanceRuntime, ...args: string[]) {
+    const gone = new AbortController();
+    const watch = setInterval(() => {
+      if (pid(source) === null) gone.abort();
+    }, 500);
+    try {
+      return await run(instanceUser(as), binaries.etcdctlBin, [`--endpoints=${clientUrl(source)}`, ...args], {
+        env: { ETCDCTL_API: '3' },
+        timeoutMs: 60 * 60_000,
+        signal: gone.signal,
+      });
+    } catch (error) {
+      if (gone.signal.aborted) throw new EngineError('etcd stopped while its snapshot was being saved.');
+      throw error;
+    } finally {
+      clearInterval(watch);
+    }
+  }
+
+  /** Makes `target`'s data folder (and its logs folder) from a snapshot file the target's user can read. */
   async function restoreSnapshot(snapshot: string, target: InstanceRuntime, skipHashCheck: boolean) {
     if (!target.peerPort) throw new EngineError('An etcd instance needs a peer port.');
     const t = paths(target);
-    fs.mkdirSync(target.dir, { recursive: true, mode: 0o711 });
+    makeInstanceFolder(target);
     fs.mkdirSync(t.logs, { recursive: true, mode: 0o700 });
-    giveToEngineUser(t.logs);
+    giveToEngineUser(instanceUser(target), t.logs);
     const work = path.join(target.dir, 'restoring');
     fs.rmSync(work, { recursive: true, force: true });
     fs.mkdirSync(work, { mode: 0o700 });
-    giveToEngineUser(work);
+    giveToEngineUser(instanceUser(target), work);
     const peerUrl = `http://127.0.0.1:${target.peerPort}`;
     await etcdctl(
+      target,
       'snapshot', 'restore', snapshot,
       `--data-dir=${path.join(work, 'data')}`,
       `--name=${target.id}`,
@@ -138,18 +190,18 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
     },
 
     async version() {
-      const { stdout } = await run(binaries.etcdBin, ['--version']);
+      const { stdout } = await run(null, binaries.etcdBin, ['--version']);
       return /etcd Version:\s+(\S+)/.exec(stdout)?.[1] ?? stdout.trim();
     },
 
     async initialize(rt, initialParameters = {}) {
       const p = paths(rt);
-      fs.mkdirSync(rt.dir, { recursive: true, mode: 0o711 });
+      makeInstanceFolder(rt);
       for (const dir of [p.data, p.logs]) {
         fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-        giveToEngineUser(dir);
+        giveToEngineUser(instanceUser(rt), dir);
       }
-      fs.writeFileSync(p.flags, JSON.stringify(initialParameters, null, 2));
+      writeInstanceFile(p.flags, JSON.stringify(initialParameters, null, 2), { within: rt.dir });
     },
 
     start,
@@ -187,40 +239,53 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
       const known = new Map((await parameters(rt)).map((flag) => [flag.name, flag]));
       const errors: Record<string, string[]> = {};
       for (const [name, value] of Object.entries(changes)) {
-        const problem = checkValue(known.get(name), name, value);
-        if (problem) errors[name] = [problem.replace(`Unknown parameter ${name}.`, `Unknown or managed etcd flag ${name}.`)];
+        const problem =
+          parameterPolicy('etcd', name).policy === 'managed'
+            ? `${name} is managed by Warden.`
+            : (checkValue(known.get(name), name, value, { units: false, host: thisHost() }) ?? checkFlagValue(name, value));
+        if (problem) errors[name] = [problem.replace(`Unknown parameter ${name}.`, `Unknown etcd flag ${name}.`)];
       }
       return errors;
     },
 
     async apply(rt, changes): Promise<ApplyResult> {
-      fs.writeFileSync(paths(rt).flags, JSON.stringify({ ...readFlags(rt), ...changes }, null, 2));
+      writeInstanceFile(paths(rt).flags, JSON.stringify({ ...readFlags(rt), ...changes }, null, 2), { within: rt.dir });
       return { reload: [], restart: Object.keys(changes) };
+    },
+
+    resetManaged(rt) {
+      const saved = readFlags(rt);
+      const removed = Object.keys(saved).filter((name) => !settable.has(name));
+      if (removed.length === 0) return [];
+      for (const name of removed) delete saved[name];
+      writeInstanceFile(paths(rt).flags, JSON.stringify(saved, null, 2), { within: rt.dir });
+      return removed;
     },
 
     async clone(source, target) {
       const online = pid(source) !== null;
-      fs.mkdirSync(target.dir, { recursive: true, mode: 0o711 });
+      makeInstanceFolder(target);
       const work = path.join(target.dir, 'restore');
       fs.mkdirSync(work, { recursive: true, mode: 0o700 });
-      giveToEngineUser(work);
+      giveToEngineUser(instanceUser(target), work);
       const snapshot = path.join(work, 'snapshot.db');
       if (online) {
-        await etcdctl(`--endpoints=${clientUrl(source)}`, 'snapshot', 'save', snapshot);
+        // The clone's user saves the snapshot over the source's client port into its own folder.
+        await etcdctlWhileAlive(source, target, 'snapshot', 'save', snapshot);
       } else {
         // A stopped member's backend file is a snapshot without the integrity hash a saved one has.
         fs.copyFileSync(path.join(paths(source).data, 'member', 'snap', 'db'), snapshot);
-        giveToEngineUser(snapshot);
+        giveToEngineUser(instanceUser(target), snapshot);
       }
       await restoreSnapshot(snapshot, target, !online);
       fs.rmSync(work, { recursive: true, force: true });
-      fs.writeFileSync(paths(target).flags, JSON.stringify(readFlags(source), null, 2));
+      writeInstanceFile(paths(target).flags, JSON.stringify(readFlags(source), null, 2), { within: target.dir });
     },
 
     async backupDatabase(rt, dir, progress) {
       if (pid(rt) === null) throw new EngineError('The instance is not running: start it to take a database backup (or take a file backup of the stopped instance).');
       const endpoint = `--endpoints=${clientUrl(rt)}`;
-      const status = JSON.parse((await etcdctl(endpoint, 'endpoint', 'status', '-w', 'json')).stdout) as { Status?: { dbSize?: number } }[];
+      const status = JSON.parse((await etcdctl(rt, endpoint, 'endpoint', 'status', '-w', 'json')).stdout) as { Status?: { dbSize?: number } }[];
       const expected = status[0]?.Status?.dbSize ?? null;
       const snapshot = path.join(dir, 'snapshot.db');
       const watch = setInterval(() => {
@@ -236,37 +301,36 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
       }, 250);
       try {
         progress({ bytes: 0, percent: expected ? 0 : null, step: 'saving the snapshot' });
-        await etcdctl(endpoint, 'snapshot', 'save', snapshot);
+        await etcdctlWhileAlive(rt, rt, 'snapshot', 'save', snapshot);
       } finally {
         clearInterval(watch);
       }
-      const saved = JSON.parse((await etcdctl('snapshot', 'status', snapshot, '-w', 'json')).stdout) as { revision: number; totalSize: number };
+      const saved = JSON.parse((await etcdctl(rt, 'snapshot', 'status', snapshot, '-w', 'json')).stdout) as { revision: number; totalSize: number };
       const counted = JSON.parse(
-        (await etcdctl(endpoint, 'get', '', '--from-key', '--limit=1', `--rev=${saved.revision}`, '-w', 'json')).stdout,
+        (await etcdctl(rt, endpoint, 'get', '', '--from-key', '--limit=1', `--rev=${saved.revision}`, '-w', 'json')).stdout,
       ) as { count?: number };
-      const { stdout: toolVersion } = await etcdctl('version');
+      const { stdout: toolVersion } = await etcdctl(rt, 'version');
       const contents = {
         revision: saved.revision,
         keyCount: counted.count ?? 0,
         tools: { etcdctl: toolVersion.split('\n')[0].trim() },
       };
       const manifest = { format: etcdBackupFormat, engine: 'etcd', takenAt: new Date().toISOString(), ...contents, file: 'snapshot.db' };
-      fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2), { mode: 0o600 });
+      writeInstanceFile(path.join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2), { within: dir });
       return { format: etcdBackupFormat, contents };
     },
 
     async restoreDatabase(dir, rt, parameters) {
       const snapshot = path.join(dir, 'snapshot.db');
       if (!fs.existsSync(snapshot)) throw new EngineError('The backup holds no etcd snapshot (snapshot.db).');
-      fs.mkdirSync(rt.dir, { recursive: true, mode: 0o711 });
       await restoreSnapshot(snapshot, rt, false);
-      fs.writeFileSync(paths(rt).flags, JSON.stringify(parameters, null, 2));
+      writeInstanceFile(paths(rt).flags, JSON.stringify(parameters, null, 2), { within: rt.dir });
       await start(rt);
     },
 
     async inspect(rt) {
       const counted = JSON.parse(
-        (await etcdctl(`--endpoints=${clientUrl(rt)}`, 'get', '', '--from-key', '--limit=1', '-w', 'json')).stdout,
+        (await etcdctl(rt, `--endpoints=${clientUrl(rt)}`, 'get', '', '--from-key', '--limit=1', '-w', 'json')).stdout,
       ) as { header: { revision: number }; count?: number };
       return { revision: counted.header.revision, keyCount: counted.count ?? 0 };
     },
@@ -281,6 +345,7 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
     async remove(rt) {
       if (pid(rt) !== null) throw new EngineError('The instance is running: stop it before removing it.');
       fs.rmSync(rt.dir, { recursive: true, force: true });
+      removeInstanceUser(rt.id);
     },
   };
 }

@@ -2,8 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import type { BackupContents } from '../../contracts/backups';
+import { pgDefaultDatabase, pgOwnerRole } from '../../contracts/databases';
 import type { BackupProgress, DatabaseBackup, InstanceRuntime } from './engine';
-import { EngineError, run, runToFile, spawnTool } from './processRunner';
+import { EngineError, instanceUser, run, runToFile, spawnTool } from './processRunner';
+import { writeInstanceFile } from './instanceFiles';
 
 // Database backups of PostgreSQL (DESIGN §5): pg_dump -Fc of every database that takes connections
 // and is not a template, pg_dumpall --globals-only, and a manifest with exact row counts per table,
@@ -36,14 +38,12 @@ const versions = new Map<string, Promise<string>>();
 function toolVersion(binary: string): Promise<string> {
   let known = versions.get(binary);
   if (!known) {
-    known = run(binary, ['--version']).then(({ stdout }) => stdout.trim());
+    known = run(null, binary, ['--version']).then(({ stdout }) => stdout.trim());
     known.catch(() => versions.delete(binary));
     versions.set(binary, known);
   }
   return known;
 }
-
-const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** The superuser's connection over the instance's socket; `statementTimeoutMs` bounds each query. */
 export function connect(target: PgTarget, database: string, statementTimeoutMs?: number): Promise<Client> {
@@ -54,8 +54,15 @@ export function connect(target: PgTarget, database: string, statementTimeoutMs?:
     database,
     password: target.password,
     connectionTimeoutMillis: 5000,
+    // The owner role owns databases and may ALTER DATABASE … SET search_path, role, …: a function it
+    // planted ahead of pg_catalog (a count() aggregate, an operator) would run as the superuser.
+    // Startup options outrank per-database settings, so the control plane's session stays its own.
+    options: '-c search_path=pg_catalog -c role=none -c session_authorization=postgres -c local_preload_libraries= -c default_transaction_read_only=off',
     ...(statementTimeoutMs && { statement_timeout: statementTimeoutMs }),
   });
+  // A server that stops or restarts (57P01) ends the connection: the query in flight, or the next
+  // one, rejects with the reason; the client's own error event must not take the process down.
+  client.on('error', () => undefined);
   return client.connect().then(() => client);
 }
 
@@ -75,21 +82,38 @@ export async function withClient<T>(
 
 const connectionArgs = (target: PgTarget) => ['-h', target.socket, '-p', String(target.rt.port), '-U', 'postgres', '-w'];
 
+/**
+ * A libpq connection string naming only the database: `-d name` would read a name holding `=` or
+ * starting with postgresql:// as connection options.
+ */
+const dbnameArg = (name: string) => `dbname='${name.replace(/[\\']/g, (c) => `\\${c}`)}'`;
+
 interface TablePlan {
+  /** The manifest's key: schema and table each quoted only where SQL needs it (`public.t`, `"we.ird"."ta.ble"`). */
   table: string;
+  /** Schema and table as pg_dump's progress lines print them (unquoted). */
+  plain: string;
+  /** The same, quoted for a query. */
+  relation: string;
   bytes: number;
 }
 
 /** Ordinary tables of the user's schemas, with their size on disk (for progress). */
 async function tablesOf(client: Client): Promise<TablePlan[]> {
-  const { rows } = await client.query<{ schema: string; name: string; bytes: string }>(
-    `select n.nspname as schema, c.relname as name, pg_total_relation_size(c.oid)::text as bytes
+  const { rows } = await client.query<{ schema: string; name: string; qualified: string; bytes: string }>(
+    `select n.nspname as schema, c.relname as name, format('%I.%I', n.nspname, c.relname) as qualified,
+            pg_total_relation_size(c.oid)::text as bytes
        from pg_class c join pg_namespace n on n.oid = c.relnamespace
       where c.relkind = 'r' and n.nspname not in ('pg_catalog', 'information_schema')
         and n.nspname not like 'pg_toast%' and n.nspname not like 'pg_temp%'
       order by 1, 2`,
   );
-  return rows.map((r) => ({ table: `${r.schema}.${r.name}`, bytes: Number(r.bytes) }));
+  return rows.map((r) => ({
+    table: r.qualified,
+    plain: `${r.schema}.${r.name}`,
+    relation: `${client.escapeIdentifier(r.schema)}.${client.escapeIdentifier(r.name)}`,
+    bytes: Number(r.bytes),
+  }));
 }
 
 async function countRows(client: Client, tables: TablePlan[]): Promise<Record<string, number>> {
@@ -99,11 +123,8 @@ async function countRows(client: Client, tables: TablePlan[]): Promise<Record<st
   // The counts are exact whatever the plan.
   await client.query('set local enable_seqscan = off');
   await client.query('set local max_parallel_workers_per_gather = 0');
-  for (const { table } of tables) {
-    const [schema, ...rest] = table.split('.');
-    const { rows: result } = await client.query<{ n: string }>(
-      `select count(*)::text as n from only ${quoteIdent(schema)}.${quoteIdent(rest.join('.'))}`,
-    );
+  for (const { table, relation } of tables) {
+    const { rows: result } = await client.query<{ n: string }>(`select count(*)::text as n from only ${relation}`);
     rows[table] = Number(result[0].n);
   }
   return rows;
@@ -150,10 +171,11 @@ export async function pgBackupDatabase(
       const snapshot = (await client.query<{ id: string }>('select pg_export_snapshot() as id')).rows[0].id;
       const tables = await tablesOf(client);
       const tableBytes = tables.reduce((sum, t) => sum + t.bytes, 0) || 1;
-      const sizes = new Map(tables.map((t) => [t.table, t.bytes]));
+      const sizes = new Map(tables.map((t) => [t.plain, t.bytes]));
       const dump = runToFile(
+        instanceUser(target.rt),
         tools.bin('pg_dump'),
-        ['-Fc', '-v', `--snapshot=${snapshot}`, ...connectionArgs(target), '-d', database.name],
+        ['-Fc', '-v', `--snapshot=${snapshot}`, ...connectionArgs(target), '-d', dbnameArg(database.name)],
         path.join(dir, file),
         {
           env,
@@ -183,13 +205,13 @@ export async function pgBackupDatabase(
 
   const [dumpVersion, globals, ...dumped] = await Promise.all([
     toolVersion(tools.bin('pg_dump')),
-    run(tools.bin('pg_dumpall'), ['--globals-only', ...connectionArgs(target)], { env }).then(({ stdout }) => {
+    run(instanceUser(target.rt), tools.bin('pg_dumpall'), ['--globals-only', ...connectionArgs(target)], { env }).then(({ stdout }) => {
       globalsBytes = Buffer.byteLength(stdout);
       return stdout;
     }),
     ...databases.map(dumpOne),
   ]);
-  fs.writeFileSync(path.join(dir, 'globals.sql'), globals, { mode: 0o600 });
+  writeInstanceFile(path.join(dir, 'globals.sql'), globals, { within: dir });
   const manifest: PgManifest = {
     format: pgBackupFormat,
     engine: 'pg',
@@ -199,7 +221,7 @@ export async function pgBackupDatabase(
     databases: dumped,
   };
   const writtenBefore = globalsBytes + dumped.reduce((sum, d) => sum + d.bytes, 0);
-  fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2), { mode: 0o600 });
+  writeInstanceFile(path.join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2), { within: dir });
   progress({ bytes: writtenBefore, percent: 99, step: 'packing' });
   const contents: BackupContents = {
     databases: manifest.databases.map(({ name, bytes, rows }) => ({ name, bytes, rows })),
@@ -224,6 +246,7 @@ export function readPgManifest(dir: string): PgManifest {
 function psqlStdin(tools: Tools, target: PgTarget, text: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawnTool(
+      instanceUser(target.rt),
       tools.bin('psql'),
       ['-X', '-q', '-v', 'ON_ERROR_STOP=1', ...connectionArgs(target), '-d', 'postgres', '-f', '-'],
       { env: { PGPASSWORD: target.password } },
@@ -241,16 +264,19 @@ function psqlStdin(tools: Tools, target: PgTarget, text: string): Promise<void> 
 /** Restores roles, then every database, into a fresh running server. */
 export async function pgRestoreInto(tools: Tools, dir: string, target: PgTarget): Promise<void> {
   const manifest = readPgManifest(dir);
-  // The superuser keeps the new instance's own password, or the console could not reach it.
+  // The superuser keeps the new instance's own password, or the console could not reach it. The
+  // owner role and the default database exist already (made at the first start): the backup's
+  // attributes of the owner are applied, then the engine sets them right again.
   const globals = fs
     .readFileSync(path.join(dir, 'globals.sql'), 'utf8')
     .split('\n')
-    .filter((line) => !/^(CREATE|ALTER) ROLE postgres\b/.test(line))
+    .filter((line) => !/^(CREATE|ALTER) ROLE postgres\b/.test(line) && line !== `CREATE ROLE ${pgOwnerRole};`)
     .join('\n');
   await psqlStdin(tools, target, globals);
   for (const database of manifest.databases) {
-    const into = database.name === 'postgres' ? ['-d', 'postgres'] : ['-C', '-d', 'postgres'];
+    const into = database.name === 'postgres' || database.name === pgDefaultDatabase ? ['-d', dbnameArg(database.name)] : ['-C', '-d', 'postgres'];
     await run(
+      instanceUser(target.rt),
       tools.bin('pg_restore'),
       [...connectionArgs(target), '--exit-on-error', '-j', '2', ...into, path.join(dir, database.file)],
       { env: { PGPASSWORD: target.password }, timeoutMs: 6 * 60 * 60_000 },
@@ -261,10 +287,15 @@ export async function pgRestoreInto(tools: Tools, dir: string, target: PgTarget)
 /** Exact row counts of the databases and tables a backup recorded, read from a running server. */
 export async function pgInspect(target: PgTarget, recorded: BackupContents): Promise<BackupContents> {
   const databases: NonNullable<BackupContents['databases']> = [];
-  for (const { name } of recorded.databases ?? []) {
+  for (const { name, rows: recordedRows } of recorded.databases ?? []) {
+    const recordedKeys = new Set(Object.keys(recordedRows ?? {}));
     try {
       databases.push(
-        await withClient(target, name, async (client) => ({ name, bytes: 0, rows: await countRows(client, await tablesOf(client)) })),
+        await withClient(target, name, async (client) => {
+          // Backups taken before names were quoted recorded `schema.table` as is: count under that key.
+          const tables = (await tablesOf(client)).map((t) => ({ ...t, table: !recordedKeys.has(t.table) && recordedKeys.has(t.plain) ? t.plain : t.table }));
+          return { name, bytes: 0, rows: await countRows(client, tables) };
+        }),
       );
     } catch (error) {
       throw new EngineError(`Database ${name} could not be read after the restore: ${(error as Error).message}`);

@@ -1,28 +1,160 @@
 import { execFile, execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** The OS account engine processes run as: initdb refuses root, so a root server hands them to `postgres`. */
+/**
+ * The OS account an instance's engine processes run as. A root server gives every instance its own
+ * system user (DESIGN §11), so one compromised instance cannot read another's files; null means the
+ * server's own user (a server that is not root runs everything as itself).
+ */
 export interface EngineUser {
   uid: number;
   gid: number;
   name: string;
 }
 
-let cachedUser: EngineUser | null | undefined;
+const isRoot = () => process.getuid?.() === 0;
+// useradd and userdel live in /usr/sbin, which a service's PATH may lack.
+const adminEnv = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' };
+const uuidLike = /^[0-9a-f]{8}-[0-9a-f]{4}-/i;
 
-/** null when the server is not root (engines then run as the server's own user). */
-export function engineUser(): EngineUser | null {
-  if (cachedUser !== undefined) return cachedUser;
-  if (process.getuid?.() !== 0) return (cachedUser = null);
+/**
+ * The system user name of an instance: `warden-` and the first 12 hex digits of its id (a UUID), so
+ * an operator can tell whose processes they are; any other id (a scratch instance) is hashed.
+ * Always 19 characters of [a-z0-9-], valid for useradd.
+ */
+export function instanceUserName(id: string): string {
+  const hex = uuidLike.test(id) ? id.replace(/-/g, '').slice(0, 12).toLowerCase() : createHash('sha256').update(id).digest('hex').slice(0, 12);
+  return `warden-${hex}`;
+}
+
+interface PasswdEntry extends EngineUser {
+  comment: string;
+}
+
+function passwd(name: string): PasswdEntry | null {
   try {
-    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
-    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
-    cachedUser = { uid, gid, name: 'postgres' };
+    const [, , uid, gid, comment] = execFileSync('getent', ['passwd', name], { env: adminEnv }).toString().trim().split(':');
+    return { name, uid: Number(uid), gid: Number(gid), comment };
   } catch {
-    throw new EngineError('The server runs as root and there is no postgres user to run engines as: install the Debian package postgresql.');
+    return null;
   }
-  return cachedUser;
+}
+
+const instanceUsers = new Map<string, EngineUser>();
+const ownerComment = (id: string) => `Warden instance ${id}`;
+
+/** The instance's own system user, created on first use (root only). */
+function ensureInstanceUser(id: string): EngineUser {
+  const known = instanceUsers.get(id);
+  if (known) return known;
+  const name = instanceUserName(id);
+  let entry = passwd(name);
+  if (!entry) {
+    try {
+      execFileSync(
+        'useradd',
+        ['--system', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', '--user-group', '--comment', ownerComment(id), name],
+        { env: adminEnv, stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+    } catch (error) {
+      throw new EngineError(`The system user ${name} for the instance could not be created: ${String((error as { stderr?: Buffer }).stderr ?? error).trim()}`);
+    }
+    entry = passwd(name);
+    if (!entry) throw new EngineError(`The system user ${name} was created but cannot be found.`);
+  }
+  // Names are short hashes: a user of that name made for anything else is never taken over.
+  if (entry.comment !== ownerComment(id)) {
+    throw new EngineError(`The system user ${name} exists and does not belong to this instance (its comment is "${entry.comment}"): remove or rename it.`);
+  }
+  const user = { uid: entry.uid, gid: entry.gid, name };
+  instanceUsers.set(id, user);
+  return user;
+}
+
+let legacy: EngineUser | null | undefined;
+
+/** The single `postgres` user that ran every instance before instances had their own users. */
+function legacyUser(): EngineUser | null {
+  if (legacy === undefined) legacy = passwd('postgres');
+  return legacy ? { uid: legacy.uid, gid: legacy.gid, name: legacy.name } : null;
+}
+
+/** The legacy user when it still owns the instance's data folder (not migrated yet), else null. */
+function legacyOwner(dir: string): EngineUser | null {
+  const old = legacyUser();
+  if (!old) return null;
+  try {
+    return fs.statSync(path.join(dir, 'data')).uid === old.uid ? old : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Who runs an instance's engine and tools: its own system user, created on first use, or null when
+ * the server is not root. An instance made before per-instance users keeps `postgres` (which owns
+ * its files and may still run its engine) until `migrateInstanceFolder` hands it over at a start.
+ */
+export function instanceUser(rt: { id: string; dir: string }): EngineUser | null {
+  if (!isRoot()) return null;
+  return legacyOwner(rt.dir) ?? ensureInstanceUser(rt.id);
+}
+
+/**
+ * The user an existing instance runs as, without creating one: for work on an instance that has
+ * run (a backup's staging folder), where a missing user means there is nothing of its own to serve.
+ */
+export function existingInstanceUser(rt: { id: string; dir: string }): EngineUser | null {
+  if (!isRoot()) return null;
+  const legacyRun = legacyOwner(rt.dir);
+  if (legacyRun) return legacyRun;
+  const known = instanceUsers.get(rt.id);
+  if (known) return known;
+  const entry = passwd(instanceUserName(rt.id));
+  return entry && entry.comment === ownerComment(rt.id) ? ensureInstanceUser(rt.id) : null;
+}
+
+/**
+ * Gives a stopped instance's folder to its own user when another owns its data: `postgres` (an
+ * instance made before per-instance users), or a user removed and made again with a new uid. What
+ * that owner had becomes the instance user's (root's secrets stay root's), the data folder last so an
+ * interrupted migration is finished by the next start. Answers whether anything moved.
+ */
+export function migrateInstanceFolder(rt: { id: string; dir: string }): boolean {
+  if (!isRoot()) return false;
+  const data = path.join(rt.dir, 'data');
+  let previous: number;
+  try {
+    previous = fs.statSync(data).uid;
+  } catch {
+    return false;
+  }
+  const user = ensureInstanceUser(rt.id);
+  if (previous === user.uid || previous === 0) return false;
+  for (const entry of fs.readdirSync(rt.dir, { withFileTypes: true, recursive: true })) {
+    const file = path.join(entry.parentPath, entry.name);
+    if (file !== data && fs.lstatSync(file).uid === previous) fs.lchownSync(file, user.uid, user.gid);
+  }
+  fs.chownSync(rt.dir, user.uid, user.gid);
+  fs.chmodSync(rt.dir, 0o700);
+  fs.chownSync(data, user.uid, user.gid);
+  return true;
+}
+
+/** Removes an instance's system user once its folder is gone (no-op when not root or never made). */
+export function removeInstanceUser(id: string): void {
+  instanceUsers.delete(id);
+  if (!isRoot()) return;
+  const name = instanceUserName(id);
+  const entry = passwd(name);
+  if (!entry || entry.comment !== ownerComment(id)) return;
+  try {
+    execFileSync('userdel', [name], { env: adminEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch (error) {
+    throw new EngineError(`The system user ${name} could not be removed: ${String((error as { stderr?: Buffer }).stderr ?? error).trim()}`);
+  }
 }
 
 /** An engine operation that failed, with the tool's own words for the operator. */
@@ -37,25 +169,27 @@ export interface RunOptions {
   env?: Record<string, string>;
   timeoutMs?: number;
   cwd?: string;
+  /** Ends the tool (SIGTERM) when aborted, e.g. once the server it talks to is gone. */
+  signal?: AbortSignal;
 }
 
-function identity() {
-  const user = engineUser();
+function identity(user: EngineUser | null) {
   return user ? { uid: user.uid, gid: user.gid } : {};
 }
 
-/** Runs a tool as the engine user and answers its output; a non-zero exit becomes an EngineError with stderr. */
-export function run(command: string, args: string[], options: RunOptions = {}): Promise<RunResult> {
+/** Runs a tool as `user` (see instanceUser) and answers its output; a non-zero exit becomes an EngineError with stderr. */
+export function run(user: EngineUser | null, command: string, args: string[], options: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     execFile(
       command,
       args,
       {
-        ...identity(),
+        ...identity(user),
         cwd: options.cwd ?? '/',
         env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...options.env },
         timeout: options.timeoutMs ?? 120_000,
         maxBuffer: 16 * 1024 * 1024,
+        ...(options.signal && { signal: options.signal }),
       },
       (error, stdout, stderr) => {
         if (error) {
@@ -67,17 +201,19 @@ export function run(command: string, args: string[], options: RunOptions = {}): 
   });
 }
 
-/** Starts a long-running engine process detached from the server, so it outlives a server restart. */
-export function spawnDetached(command: string, args: string[], logFile: string, options: RunOptions = {}): number {
+/** Starts a long-running engine process as `user`, detached from the server, so it outlives a server restart. */
+export function spawnDetached(user: EngineUser | null, command: string, args: string[], logFile: string, options: RunOptions = {}): number {
   const out = fs.openSync(logFile, 'a');
   try {
     const child = spawn(command, args, {
-      ...identity(),
+      ...identity(user),
       cwd: options.cwd ?? '/',
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...options.env },
       detached: true,
       stdio: ['ignore', out, out],
     });
+    // A binary that cannot be started also emits 'error' later: the throw below reports it.
+    child.on('error', () => undefined);
     if (child.pid === undefined) throw new EngineError(`${command} could not be started.`);
     child.unref();
     return child.pid;
@@ -86,9 +222,8 @@ export function spawnDetached(command: string, args: string[], logFile: string, 
   }
 }
 
-/** Hands a folder or file to the engine user (no-op when the server is not root). */
-export function giveToEngineUser(target: string): void {
-  const user = engineUser();
+/** Hands a folder or file to an instance's user (no-op for the server's own user). */
+export function giveToEngineUser(user: EngineUser | null, target: string): void {
   if (user) fs.chownSync(target, user.uid, user.gid);
 }
 
@@ -109,24 +244,28 @@ export function isAlive(pid: number): boolean {
 }
 
 /**
- * Starts a tool as the engine user with pipes, for output the server streams (pg_dump's archive)
+ * Starts a tool as `user` with pipes, for output the server streams (pg_dump's archive)
  * or input it feeds (psql). The child dies with the server: its pipes break when the server goes.
  */
-export function spawnTool(command: string, args: string[], options: RunOptions = {}) {
-  return spawn(command, args, {
-    ...identity(),
+export function spawnTool(user: EngineUser | null, command: string, args: string[], options: RunOptions = {}) {
+  const child = spawn(command, args, {
+    ...identity(user),
     cwd: options.cwd ?? '/',
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  // A tool that exits early (its server stopped) breaks its pipes: EPIPE on a write must not take the
+  // server down; the exit code and stderr tell the caller what happened.
+  for (const stream of [child.stdin, child.stdout, child.stderr]) stream.on('error', () => undefined);
+  return child;
 }
 
-/** Hands a whole tree to the engine user (no-op when the server is not root). */
-export function giveTreeToEngineUser(root: string): void {
-  if (!engineUser()) return;
-  giveToEngineUser(root);
+/** Hands a whole tree to an instance's user (no-op for the server's own user). */
+export function giveTreeToEngineUser(user: EngineUser | null, root: string): void {
+  if (!user) return;
+  giveToEngineUser(user, root);
   for (const entry of fs.readdirSync(root, { withFileTypes: true, recursive: true })) {
-    giveToEngineUser(path.join(entry.parentPath, entry.name));
+    giveToEngineUser(user, path.join(entry.parentPath, entry.name));
   }
 }
 
@@ -139,13 +278,13 @@ export interface StreamedRun {
 }
 
 /**
- * Runs a tool as the engine user with its stdout written to `file` by the server (so the file
- * needs no engine-user access, and the tool dies of a broken pipe if the server does). Rejects with
+ * Runs a tool as `user` with its stdout written to `file` by the server (so the file
+ * needs no instance-user access, and the tool dies of a broken pipe if the server does). Rejects with
  * the tool's last stderr lines on a non-zero exit; the file is left for the caller to remove.
  */
-export function runToFile(command: string, args: string[], file: string, options: StreamedRun = {}): Promise<number> {
+export function runToFile(user: EngineUser | null, command: string, args: string[], file: string, options: StreamedRun = {}): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawnTool(command, args, { env: options.env });
+    const child = spawnTool(user, command, args, { env: options.env });
     const out = fs.createWriteStream(file, { mode: 0o600 });
     const stderr: string[] = [];
     let pending = '';

@@ -26,11 +26,12 @@ export const maxGraphPoints = 5500;
 
 /**
  * Instance creations over [from, to] (whole UTC days) per bucket and type, every bucket present
- * (zeros included), with the running total of creations since the first instance.
+ * (zeros included), with the running total of creations since the first instance. Only the
+ * instances of `visibleGroupIds` count (null: all of them, for admins).
  */
 export async function creationGraph(
   db: Db,
-  query: { from: string; to: string; bucket: GraphBucket; type?: InstanceType },
+  query: { from: string; to: string; bucket: GraphBucket; type?: InstanceType; visibleGroupIds: string[] | null },
 ): Promise<GraphsResponse> {
   const first = bucketStart(new Date(`${query.from}T00:00:00Z`), query.bucket);
   const end = new Date(`${query.to}T00:00:00Z`);
@@ -44,13 +45,13 @@ export async function creationGraph(
     index.set(point.bucket, point);
   }
   const last = points.length > 0 ? nextBucket(new Date(`${points[points.length - 1].bucket}T00:00:00Z`), query.bucket) : end;
-  for (const row of await creationsPerDay(db, first.toISOString(), last.toISOString(), query.type)) {
+  for (const row of await creationsPerDay(db, first.toISOString(), last.toISOString(), query.type, query.visibleGroupIds)) {
     const point = index.get(day(bucketStart(new Date(`${row.day}T00:00:00Z`), query.bucket)));
     if (!point) continue;
     point[row.type] += row.count;
     point.total += row.count;
   }
-  let running = await countCreatedBefore(db, first.toISOString(), query.type);
+  let running = await countCreatedBefore(db, first.toISOString(), query.type, query.visibleGroupIds);
   for (const point of points) {
     running += point.total;
     point.cumulative = running;

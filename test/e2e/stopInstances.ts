@@ -3,6 +3,7 @@ import path from 'node:path';
 import { debianEngineBinaries } from '../../server/engines/detect';
 import { etcdEngine } from '../../server/engines/etcd';
 import { pgEngine } from '../../server/engines/pg';
+import { removeInstanceUser } from '../../server/engines/processRunner';
 
 /**
  * The server leaves instances running when it stops (by design); a test run must not. Stops every
@@ -17,5 +18,7 @@ export async function stopInstances(dataDir: string) {
     const rt = { id, dir: path.join(root, id), port: 0 };
     const engine = fs.existsSync(path.join(rt.dir, 'etcd.pid')) ? etcd : pg;
     await engine.stop(rt).catch(() => undefined);
+    // Each instance has its own system user when the server runs as root: none outlives the run.
+    if (!id.startsWith('.')) removeInstanceUser(id);
   }
 }

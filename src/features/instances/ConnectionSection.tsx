@@ -2,13 +2,15 @@ import { Button, Code, HStack, Stack, Text } from '@chakra-ui/react';
 import type { ReactNode } from 'react';
 import type { Instance } from '../../../contracts/instances';
 import { hasRole } from '../../../contracts/roles';
-import { useAppSelector } from '../../app/hooks';
+import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { CopyButton } from '../../components/CopyButton';
 import { Facts } from '../../components/Facts';
 import { ErrorState, LoadingState } from '../../components/ListStates';
 import { Notice } from '../../components/Notice';
 import { Section } from '../../components/Section';
 import { selectCurrentUser } from '../auth/selectors';
+import { rotatedSecretKey, superuserSecretKey, useRevealSuperuserPasswordMutation, useRotateOwnerPasswordMutation } from './databasesApi';
+import { ownerRotationRequested, superuserRevealRequested } from './databasesSaga';
 import { useConnectionQuery, useRevealPasswordMutation } from './instancesApi';
 
 function Copyable({ value, what }: { value: string | number | null; what: string }): ReactNode {
@@ -21,14 +23,43 @@ function Copyable({ value, what }: { value: string | number | null; what: string
   );
 }
 
+/** A revealed password, to copy now: it is not shown again without asking (and being recorded) again. */
+function Secret({ title, label, password, danger, onHide }: { title: string; label: string; password: string; danger?: boolean; onHide: () => void }) {
+  return (
+    <Notice status={danger ? 'error' : 'warning'} title={title}>
+      <Stack gap="2" pt="1">
+        <HStack gap="3" wrap="wrap">
+          <Code aria-label={label}>{password}</Code>
+          <CopyButton size="xs" text={password} label="Copy" aria-label={`Copy ${label.toLowerCase()}`} />
+          <Button size="xs" variant="ghost" onClick={onHide}>
+            Hide
+          </Button>
+        </HStack>
+        <Text>Shown this once: copy it now. Revealing it again is recorded again.</Text>
+      </Stack>
+    </Notice>
+  );
+}
+
 /**
- * How to reach the instance. An admin may also reveal a PostgreSQL superuser's password, once per
- * asking (audited); etcd listens on loopback without one.
+ * How to reach the instance. For PostgreSQL, any member of the instance's group reveals and
+ * rotates the owner role's password (audited); an admin may also reveal the superuser's, after a
+ * warning (audited as dangerous). etcd listens on loopback without a password.
  */
-export function ConnectionSection({ instance }: { instance: Pick<Instance, 'id' | 'type' | 'status'> }) {
-  const mayReveal = hasRole(useAppSelector(selectCurrentUser), 'admin') && instance.type === 'pg';
+export function ConnectionSection({ instance }: { instance: Pick<Instance, 'id' | 'name' | 'type' | 'status'> }) {
+  const dispatch = useAppDispatch();
+  const isPg = instance.type === 'pg';
+  const isAdmin = hasRole(useAppSelector(selectCurrentUser), 'admin');
   const connection = useConnectionQuery(instance.id);
   const [reveal, secret] = useRevealPasswordMutation();
+  // Asked for by the saga after its confirmation; read here by the same cache key.
+  const [, rotated] = useRotateOwnerPasswordMutation({ fixedCacheKey: rotatedSecretKey(instance.id) });
+  const [, superuser] = useRevealSuperuserPasswordMutation({ fixedCacheKey: superuserSecretKey(instance.id) });
+  const owner = rotated.data ?? secret.data;
+  const hideOwner = () => {
+    secret.reset();
+    rotated.reset();
+  };
 
   let body;
   if (connection.isLoading) body = <LoadingState label="Loading the connection details…" />;
@@ -51,37 +82,51 @@ export function ConnectionSection({ instance }: { instance: Pick<Instance, 'id' 
   return (
     <Section
       title="Connection"
-      description="The connection string carries no password."
+      description={isPg ? 'Connect as the owner role. The connection string carries no password.' : 'The connection string carries no password.'}
       actions={
-        mayReveal &&
-        !secret.data && (
-          <Button
-            size="sm"
-            variant="outline"
-            loading={secret.isLoading}
-            // Not initialized: no password exists yet.
-            disabled={instance.status === 'unInitialized'}
-            onClick={() => reveal(instance.id)}
-          >
-            Reveal password
-          </Button>
+        isPg && (
+          <HStack gap="2" wrap="wrap">
+            {!owner && (
+              <Button
+                size="sm"
+                variant="outline"
+                loading={secret.isLoading}
+                // Not initialized: no password exists yet.
+                disabled={instance.status === 'unInitialized'}
+                onClick={() => reveal(instance.id)}
+              >
+                Reveal password
+              </Button>
+            )}
+            <Button
+              size="sm"
+              variant="outline"
+              loading={rotated.isLoading}
+              disabled={instance.status !== 'running'}
+              onClick={() => dispatch(ownerRotationRequested({ instance }))}
+            >
+              Rotate password
+            </Button>
+            {isAdmin && !superuser.data && (
+              <Button
+                size="sm"
+                colorPalette="red"
+                variant="outline"
+                loading={superuser.isLoading}
+                disabled={instance.status === 'unInitialized'}
+                onClick={() => dispatch(superuserRevealRequested({ instance }))}
+              >
+                Reveal superuser password
+              </Button>
+            )}
+          </HStack>
         )
       }
     >
       {body}
-      {secret.data && (
-        <Notice status="warning" title="Password">
-          <Stack gap="2" pt="1">
-            <HStack gap="3" wrap="wrap">
-              <Code aria-label="Password">{secret.data.password}</Code>
-              <CopyButton size="xs" text={secret.data.password} label="Copy" aria-label="Copy password" />
-              <Button size="xs" variant="ghost" onClick={secret.reset}>
-                Hide
-              </Button>
-            </HStack>
-            <Text>Shown this once: copy it now. Revealing it again is recorded again.</Text>
-          </Stack>
-        </Notice>
+      {owner && <Secret title="Password of the owner role" label="Password" password={owner.password} onHide={hideOwner} />}
+      {superuser.data && (
+        <Secret title="Superuser password: for the control plane, not for applications" label="Superuser password" password={superuser.data.password} danger onHide={superuser.reset} />
       )}
     </Section>
   );

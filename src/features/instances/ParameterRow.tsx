@@ -28,6 +28,16 @@ export function ApplyBadge({ apply }: { apply: ConfigParameter['apply'] }) {
   );
 }
 
+/** Who may change a parameter the caller may not: the policy's own words. */
+function PolicyBadge({ parameter }: { parameter: ConfigParameter }) {
+  if (parameter.editable) return null;
+  return (
+    <Badge colorPalette="gray" variant="outline" title={parameter.reason ?? undefined}>
+      {parameter.policy === 'managed' ? 'managed by Warden' : 'admins only'}
+    </Badge>
+  );
+}
+
 function Editor({ parameter, value, onChange }: Pick<ParameterRowProps, 'parameter' | 'value' | 'onChange'>) {
   const set = (next: string) => onChange(parameter, next);
   switch (parameter.type) {
@@ -91,6 +101,7 @@ export const ParameterRow = memo(function ParameterRow({ parameter, value, chang
                 {parameter.name}
               </Field.Label>
               <ApplyBadge apply={parameter.apply} />
+              <PolicyBadge parameter={parameter} />
               {changed && (
                 <Badge colorPalette="blue" variant="solid">
                   changed
@@ -104,8 +115,14 @@ export const ParameterRow = memo(function ParameterRow({ parameter, value, chang
             )}
           </Stack>
           <Stack w={{ base: 'full', lg: 'sm' }} flexShrink="0" gap="1">
-            <Editor parameter={parameter} value={value} onChange={onChange} />
+            {parameter.editable ? (
+              <Editor parameter={parameter} value={value} onChange={onChange} />
+            ) : (
+              // Read-only, with the reason: the value is Warden's or an admin's to set.
+              <Input fontFamily="mono" value={value} readOnly aria-readonly="true" variant="subtle" />
+            )}
             <Field.HelperText>{facts.filter(Boolean).join(' · ')}</Field.HelperText>
+            {!parameter.editable && parameter.reason && <Field.HelperText>{parameter.reason}</Field.HelperText>}
             {messages.length > 0 && <Field.ErrorText>{messages.join(' ')}</Field.ErrorText>}
             {changed && (
               <HStack gap="2" fontSize="sm" color="fg.muted">

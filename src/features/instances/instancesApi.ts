@@ -115,7 +115,7 @@ export const instancesApi = baseApi.injectEndpoints({
       providesTags: (_result, _error, id) => [instance(id)],
     }),
 
-    /** Admins only, audited: the password is shown once and never cached. */
+    /** The owner role's password, for any member of the instance's group; audited, shown once and never cached. */
     revealPassword: build.mutation<ConnectionSecret, string>({
       query: (id) => ({ url: path(id, '/connection/secret'), method: 'POST', body: {} }),
     }),

@@ -50,11 +50,26 @@ test('a single member on loopback that etcdctl can use, healthy, with zap JSON l
 });
 
 test('flags are validated, and applying them restarts with the new flags while the data stays', async () => {
-  expect(await engine.validate(rt, { 'snapshot-count': 'many', 'log-level': 'loud', 'data-dir': '/x' })).toEqual({
+  expect(
+    await engine.validate(rt, {
+      'snapshot-count': 'many',
+      'log-level': 'loud',
+      'data-dir': '/x',
+      'listen-client-urls': 'http://0.0.0.0:2379',
+      'heartbeat-interval': '100ms',
+      'auto-compaction-retention': '1h; rm -rf /',
+      'no-such-flag': '1',
+    }),
+  ).toEqual({
     'snapshot-count': ['snapshot-count must be a number.'],
     'log-level': ['log-level must be one of debug, info, warn, error, panic, fatal.'],
-    'data-dir': ['Unknown or managed etcd flag data-dir.'],
+    'data-dir': ['data-dir is managed by Warden.'],
+    'listen-client-urls': ['listen-client-urls is managed by Warden.'],
+    'heartbeat-interval': ['heartbeat-interval takes a plain number (in ms).'],
+    'auto-compaction-retention': ['auto-compaction-retention must be a whole number (hours or revisions) or a duration such as 30m or 1h.'],
+    'no-such-flag': ['Unknown etcd flag no-such-flag.'],
   });
+  expect(await engine.validate(rt, { 'auto-compaction-retention': '90m', 'heartbeat-interval': '150' })).toEqual({});
   expect(await engine.apply(rt, { 'log-level': 'warn' })).toEqual({ reload: [], restart: ['log-level'] });
   const before = engine.pid(rt);
   await engine.reload(rt);

@@ -49,13 +49,32 @@ test('initializes with checksums and scram, runs on its loopback port, and answe
 });
 
 test('validates changes against pg_settings and refuses the settings Warden manages', async () => {
-  const errors = await engine.validate(rt, { work_mem: '8MB', max_connections: '0', nonsense: '1', port: '1', wal_level: 'bogus', fsync: 'maybe' });
+  const errors = await engine.validate(rt, {
+    work_mem: '8MB',
+    max_connections: '0',
+    nonsense: '1',
+    port: '1',
+    archive_command: 'cp %p /tmp',
+    wal_level: 'bogus',
+    log_min_messages: 'loud',
+    fsync: 'maybe',
+    application_name: 'two\nlines',
+    shared_buffers: '100TB',
+    temp_buffers: '2GBs',
+    statement_timeout: '5min',
+    maintenance_work_mem: '64MB',
+  });
   expect(errors).toEqual({
     max_connections: ['max_connections must be at least 1.'],
     nonsense: ['Unknown parameter nonsense.'],
     port: ['port is managed by Warden.'],
-    wal_level: ['wal_level must be one of minimal, replica, logical.'],
+    archive_command: ['archive_command is managed by Warden.'],
+    wal_level: ['wal_level is managed by Warden.'],
+    log_min_messages: [expect.stringMatching(/^log_min_messages must be one of debug5, .*panic\.$/)],
     fsync: ['fsync must be on or off.'],
+    application_name: ['application_name may not contain control characters (such as a newline).'],
+    shared_buffers: [expect.stringMatching(/^shared_buffers must be at most \d+ 8kB\.$|^shared_buffers may be at most \d+\w+: half of the host's memory\.$/)],
+    temp_buffers: ['temp_buffers takes a memory unit (B, kB, MB, GB, TB), not GBs.'],
   });
 });
 

@@ -30,6 +30,7 @@ export function inertEngine(type: 'pg' | 'etcd'): Engine {
     pendingRestart: async () => [],
     validate: async () => ({}),
     apply: async (_rt, changes) => ({ reload: Object.keys(changes), restart: [] }),
+    resetManaged: () => [],
     clone: async () => undefined,
     logDir: (rt) => `${rt.dir}/logs`,
     remove: async () => undefined,

@@ -98,7 +98,7 @@ describe('names and creation', () => {
     ['Orders', 'start with a lower-case letter'],
     ['my_db', 'only hold lower-case letters'],
     ['trailing-', 'must not end with -'],
-    ['orders', 'already exists'],
+    ['orders', 'This name is not available.'],
   ])('validate-name refuses %s', async (name, reason) => {
     const res = await call(cookies.member, 'POST', '/instances/validate-name', { name });
     expect(res.json().valid).toBe(false);

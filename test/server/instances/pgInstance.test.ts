@@ -16,7 +16,7 @@ const postmasterPid = (instance: Instance) =>
   Number(fs.readFileSync(`${world.dataDir}/instances/${instance.id}/data/postmaster.pid`, 'utf8').split('\n')[0]);
 
 async function connect(instance: Instance): Promise<Client> {
-  const { password } = (await world.call('POST', `/instances/${instance.id}/connection/secret`, {})).json() as { password: string };
+  const { password } = (await world.call('POST', `/instances/${instance.id}/connection/secret?role=superuser`, {})).json() as { password: string };
   const c = new Client({ host: '127.0.0.1', port: instance.port, user: 'postgres', database: 'postgres', password });
   // A restart ends open connections; the test reconnects, so the client's error event is expected.
   c.on('error', () => undefined);
@@ -58,9 +58,9 @@ describe('a PostgreSQL instance', () => {
     expect((await world.call('GET', `/instances/${alpha.id}/connection`)).json()).toEqual({
       host: '127.0.0.1',
       port: alpha.port,
-      user: 'postgres',
-      database: 'postgres',
-      uri: `postgresql://postgres@127.0.0.1:${alpha.port}/postgres`,
+      user: 'app',
+      database: 'app',
+      uri: `postgresql://app@127.0.0.1:${alpha.port}/app`,
     });
   });
 

@@ -11,6 +11,7 @@ import { openDb } from '../../../server/db/open';
 import type { Db } from '../../../server/db/schema';
 import { etcdEngine } from '../../../server/engines/etcd';
 import { pgEngine } from '../../../server/engines/pg';
+import { removeInstanceUser } from '../../../server/engines/processRunner';
 import { InProcessBus, type HubEvent } from '../../../server/hub/bus';
 import { addUser, origin, testConfig } from '../helpers';
 
@@ -99,6 +100,8 @@ export async function instanceWorld(): Promise<InstanceWorld> {
         const current = await findInstanceRow(db, row.id);
         if (!current) continue;
         await engines[row.type].stop(app.instances.runtime(current)).catch(() => undefined);
+        // Each instance has its own system user when the tests run as root: none outlives the run.
+        removeInstanceUser(row.id);
       }
       await db.destroy();
       fs.rmSync(dataDir, { recursive: true, force: true });

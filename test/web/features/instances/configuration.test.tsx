@@ -3,7 +3,8 @@ import userEvent from '@testing-library/user-event';
 import type { UpdateConfigRequest } from '../../../../contracts/instances';
 import { admin } from '../../fixtures';
 import { meHandler } from '../../handlers/authHandlers';
-import { configServer } from '../../handlers/configHandlers';
+import { configServer, pgParameters } from '../../handlers/configHandlers';
+import { aParameter } from '../../handlers/instancesHandlers';
 import { validationProblem } from '../../handlers/pages';
 import { setupMsw } from '../../msw';
 import { renderApp } from '../../renderApp';
@@ -211,5 +212,36 @@ describe('EditConfigurationPage: the raw view', () => {
     // And back: the same lines again.
     await user.click(screen.getByRole('tab', { name: 'Raw' }));
     expect(screen.getByRole('textbox', { name: /Changed parameters/ })).toHaveValue("log_min_messages = error\napplication_name = 'it''s mine'\n");
+  });
+});
+
+describe('EditConfigurationPage: parameters the caller may not set', () => {
+  it('shows them read-only with who sets them and why', async () => {
+    openConfiguration({
+      parameters: [
+        ...pgParameters,
+        aParameter({
+          name: 'archive_command',
+          value: '(disabled)',
+          default: '',
+          policy: 'managed',
+          editable: false,
+          reason: 'archive_command is managed by Warden: it runs a shell command as the engine account.',
+          apply: 'reload',
+        }),
+        aParameter({ name: 'fsync', value: 'on', default: 'on', type: 'bool', policy: 'admin', editable: false, reason: 'Only an admin may set fsync: turning it off can lose or corrupt data on a crash.' }),
+      ],
+    });
+    await screen.findByLabelText('archive_command');
+
+    expect(field('archive_command')).toHaveAttribute('readonly');
+    expect(rowOf('archive_command').getByText('managed by Warden')).toBeInTheDocument();
+    expect(rowOf('archive_command').getByText(/it runs a shell command as the engine account/)).toBeInTheDocument();
+    // A bool the caller may not set is no switch at all, only its value.
+    expect(screen.queryByRole('checkbox', { name: 'fsync' })).not.toBeInTheDocument();
+    expect(field('fsync')).toHaveValue('on');
+    expect(rowOf('fsync').getByText('admins only')).toBeInTheDocument();
+    // Editable ones stay editable.
+    expect(field('work_mem')).not.toHaveAttribute('readonly');
   });
 });

@@ -1,0 +1,67 @@
+import fc from 'fast-check';
+import type { ConfigParameter } from '../../server/engines/engine';
+import { parameterPolicy, policyErrors } from '../../server/engines/parameterPolicy';
+import { checkValue, confQuote, confUnquote } from '../../server/engines/parameterValues';
+
+const host = { memoryBytes: 8 * 1024 ** 3 };
+const pg = { units: true, host };
+const param = (overrides: Partial<ConfigParameter>): ConfigParameter => ({
+  name: 'x', value: '', default: null, type: 'integer', unit: null, min: null, max: null, enumValues: null, apply: 'reload', description: '',
+  ...overrides,
+});
+
+describe('configuration file quoting', () => {
+  it('reads back every value it writes, on one line', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('a', "'", '\\', ' ', 'n', 'é', '$', '"') }), (value) => {
+        const quoted = confQuote(value);
+        expect(quoted).not.toContain('\n');
+        expect(confUnquote(quoted.slice(1, -1))).toBe(value);
+      }),
+    );
+  });
+
+  it("doubles quotes and backslashes as ALTER SYSTEM writes them", () => {
+    expect(confQuote("it's C:\\x")).toBe("'it''s C:\\\\x'");
+  });
+});
+
+describe('values', () => {
+  const sharedBuffers = param({ name: 'shared_buffers', unit: '8kB', min: 16, max: 1073741823 });
+  const timeout = param({ name: 'statement_timeout', unit: 'ms', min: 0, max: 2147483647 });
+
+  it('converts units before checking bounds, as PostgreSQL does', () => {
+    expect(checkValue(param({ name: 'n', unit: 'kB', min: 64, max: 2048 }), 'n', '1MB', pg)).toBeNull();
+    expect(checkValue(param({ name: 'n', unit: 'kB', min: 64, max: 2048 }), 'n', '3MB', pg)).toBe('n must be at most 2048 kB.');
+    expect(checkValue(param({ name: 'n', unit: 'kB', min: 64, max: 2048 }), 'n', '32kB', pg)).toBe('n must be at least 64 kB.');
+    expect(checkValue(timeout, 'statement_timeout', '5min', pg)).toBeNull();
+    expect(checkValue(timeout, 'statement_timeout', '5MB', pg)).toBe('statement_timeout takes a time unit (us, ms, s, min, h, d), not MB.');
+  });
+
+  it('bounds memory by the host', () => {
+    expect(checkValue(sharedBuffers, 'shared_buffers', '4GB', pg)).toBeNull();
+    expect(checkValue(sharedBuffers, 'shared_buffers', '5GB', pg)).toBe("shared_buffers may be at most 4GB: half of the host's memory.");
+    expect(checkValue(sharedBuffers, 'shared_buffers', String(5 * 131072), pg)).toMatch(/half of the host's memory/);
+    expect(checkValue(param({ name: 'max_connections', min: 1, max: 262143 }), 'max_connections', '5000', pg)).toMatch(/what the host's memory allows \(819\)/);
+  });
+
+  it('refuses control characters in any value, and units where the engine takes plain numbers', () => {
+    expect(checkValue(param({ type: 'string' }), 'x', 'a\u0000b', pg)).toMatch(/control characters/);
+    expect(checkValue(param({ type: 'string' }), 'x', 'tab\there', pg)).toMatch(/control characters/);
+    expect(checkValue(param({ name: 'heartbeat-interval', unit: 'ms' }), 'heartbeat-interval', '1s', { units: false, host })).toBe('heartbeat-interval takes a plain number (in ms).');
+  });
+});
+
+describe('the policy table', () => {
+  it('leaves ordinary parameters to members and keeps programs, libraries and paths to Warden', () => {
+    expect(parameterPolicy('pg', 'work_mem').policy).toBe('user');
+    expect(parameterPolicy('pg', 'debug_print_plan').policy).toBe('admin');
+    expect(parameterPolicy('pg', 'toString').policy).toBe('user');
+    expect(parameterPolicy('etcd', 'data-dir').policy).toBe('managed');
+    expect(policyErrors('pg', { work_mem: '1MB', archive_library: 'x', fsync: 'off' }, false)).toEqual({
+      archive_library: ['archive_library is managed by Warden: it loads code into the server.'],
+      fsync: ['Only an admin may set fsync: turning it off can lose or corrupt data on a crash.'],
+    });
+    expect(policyErrors('pg', { fsync: 'off' }, true)).toEqual({});
+  });
+});
