@@ -31,7 +31,11 @@ export const AccessTokenResponse = Type.Object({
 });
 export type AccessTokenResponse = Static<typeof AccessTokenResponse>;
 
-/** The `detail` of a 401 answer to POST /auth/login. */
+/**
+ * The `detail` of a 401 answer to POST /auth/login. Warden never answers LockedOut: a locked
+ * account answers Failed, as an unknown account and a wrong password do, so a guesser learns
+ * nothing; the value stays for clients written against Identity.
+ */
 export const loginFailures = ['Failed', 'RequiresTwoFactor', 'LockedOut', 'NotAllowed'] as const;
 export type LoginFailure = (typeof loginFailures)[number];
 
@@ -87,7 +91,10 @@ export type ResetPasswordRequest = Static<typeof ResetPasswordRequest>;
 export const TwoFactorRequest = Type.Object(
   {
     enable: Type.Optional(Type.Boolean()),
+    /** A code from the authenticator app: to enable, or (while on) to confirm it is you. */
     twoFactorCode: Type.Optional(Type.String({ maxLength: 16 })),
+    /** Confirms it is you: needed (or a current code) to disable, reset the key or renew recovery codes. */
+    currentPassword: Type.Optional(Type.String({ maxLength: 1024 })),
     resetSharedKey: Type.Optional(Type.Boolean()),
     resetRecoveryCodes: Type.Optional(Type.Boolean()),
     forgetMachine: Type.Optional(Type.Boolean()),

@@ -1,12 +1,12 @@
 import { Type, type Static, type TSchema } from 'typebox';
-import { defaultPageSize, maxPageSize } from './pageLimits';
+import { defaultPageSize, maxPage, maxPageSize } from './pageLimits';
 
 // The one paging shape of the API (DESIGN §6, §10). A list with filters spreads
 // PageQuery.properties into its own query object.
-export { defaultPageSize, maxPageSize };
+export { defaultPageSize, maxPage, maxPageSize };
 
 export const PageQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: maxPage, default: 1 })),
   pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: maxPageSize, default: defaultPageSize })),
   sort: Type.Optional(Type.String({ maxLength: 64 })),
   search: Type.Optional(Type.String({ maxLength: 200 })),

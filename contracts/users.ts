@@ -44,6 +44,10 @@ export type ChangePasswordRequest = Static<typeof ChangePasswordRequest>;
 export const SessionsEnded = Type.Object({ sessionsEnded: Type.Integer() });
 export type SessionsEnded = Static<typeof SessionsEnded>;
 
+/** POST /admin/users/{id}/unlock: how many client addresses the account was locked for. */
+export const UnlockResult = Type.Object({ locksLifted: Type.Integer() });
+export type UnlockResult = Static<typeof UnlockResult>;
+
 export const AuditEntry = Type.Object({
   id: Type.String(),
   at: Type.String(),

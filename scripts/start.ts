@@ -4,8 +4,9 @@ import { buildSpa } from './build';
 async function main(): Promise<void> {
   if (!(await buildSpa())) process.exit(1);
   // Loaded only once the build is done, so a failed build never opens the store or a port.
-  const [{ loadConfig }, { startServer }] = await Promise.all([import('../server/config'), import('../server/main')]);
+  const [{ loadConfig }, { startServer, guardProcess }] = await Promise.all([import('../server/config'), import('../server/main')]);
   const server = await startServer(loadConfig(process.env));
+  guardProcess(server.app.log);
   const stop = () => {
     server.close().then(
       () => process.exit(0),

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import type { FastifyBaseLogger } from 'fastify';
 import { buildApp, type App } from './app';
 import { ensureFirstAdmin, type FirstAdmin } from './auth/firstAdmin';
 import { loadConfig, type Config } from './config';
@@ -71,8 +72,20 @@ export async function startServer(config: Config, deps: StartDeps = {}): Promise
   };
 }
 
+/**
+ * The last line of defence (DESIGN §11): an error that escaped every handler is logged, with its
+ * stack, only to the server's log, and the process keeps serving everyone else. If it dies anyway,
+ * systemd starts it again (deploy/warden.service).
+ */
+export function guardProcess(log: Pick<FastifyBaseLogger, 'error'>): void {
+  process.on('uncaughtException', (error, origin) => log.error({ err: error, origin }, 'Uncaught exception; Warden keeps serving'));
+  // With a listener, Node no longer turns an unhandled rejection into a crash.
+  process.on('unhandledRejection', (reason) => log.error({ err: reason }, 'Unhandled promise rejection; Warden keeps serving'));
+}
+
 async function main(): Promise<void> {
   const server = await startServer(loadConfig());
+  guardProcess(server.app.log);
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;

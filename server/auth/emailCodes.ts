@@ -1,16 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context';
 import type { TokenPurpose } from '../db/schema';
-import { deleteSpentTokens, findUsableToken, insertToken, markTokenUsed, type TokenRow } from '../db/tokens';
+import { deleteSpentTokens, deleteUnusedTokens, findUsableToken, insertToken, markTokenUsed, type TokenRow } from '../db/tokens';
 import * as users from '../db/users';
 import { hashToken, newToken } from './tokens';
 
-// Codes sent by e-mail. Each works once, for 24 hours, for the address it was sent to, and only while
-// the user's security stamp is the one it was issued under (a password or address change voids it).
+// Codes sent by e-mail. Each works once, for the address it was sent to, and only while the user's
+// security stamp is the one it was issued under (a password or address change voids it). A password
+// reset code is the key to the account, so it lives an hour and only the newest one works.
 
 type Ctx = Pick<AppContext, 'db' | 'clock'>;
 
 export const codeLifetimeMs = 24 * 3600_000;
+export const resetCodeLifetimeMs = 3600_000;
+
+/** Purposes where issuing a code voids the user's earlier unused ones. */
+const onlyNewest: ReadonlySet<TokenPurpose> = new Set(['reset']);
 
 /** A new base64url code for the user; only its hash is stored. */
 export async function issueCode(ctx: Ctx, userId: string, purpose: TokenPurpose, email: string): Promise<string> {
@@ -19,6 +24,7 @@ export async function issueCode(ctx: Ctx, userId: string, purpose: TokenPurpose,
   const code = newToken();
   const now = ctx.clock();
   await deleteSpentTokens(ctx.db, userId, now);
+  if (onlyNewest.has(purpose)) await deleteUnusedTokens(ctx.db, userId, purpose);
   await insertToken(ctx.db, {
     id: randomUUID(),
     user_id: userId,
@@ -27,7 +33,7 @@ export async function issueCode(ctx: Ctx, userId: string, purpose: TokenPurpose,
     email: users.normalizeEmail(email),
     stamp: user.securityStamp,
     created_at: now.toISOString(),
-    expires_at: new Date(now.getTime() + codeLifetimeMs).toISOString(),
+    expires_at: new Date(now.getTime() + (purpose === 'reset' ? resetCodeLifetimeMs : codeLifetimeMs)).toISOString(),
     used_at: null,
   });
   return code;

@@ -7,6 +7,7 @@ import { passwordResetMail } from '../mail/messages';
 import { auditAuth } from './authAudit';
 import { findCode, issueCode, useCode } from './emailCodes';
 import { identityProblem } from './identityErrors';
+import { unlockEverywhere } from './lockout';
 import { passwordErrors } from './passwordRules';
 import { endAllSessions, type ClientInfo } from './sessions';
 import { hashToken, newToken } from './tokens';
@@ -14,7 +15,7 @@ import { hashToken, newToken } from './tokens';
 type Ctx = Pick<AppContext, 'db' | 'clock' | 'config' | 'hub'> & { mailer: Mailer };
 
 /**
- * POST /auth/forgotPassword. Mails a reset code to any enabled user, confirmed address or not (an
+ * POST /auth/forgotPassword. Mails a reset code (good for an hour, once; a newer code voids it) to any enabled user, confirmed address or not (an
  * admin-made account may never have confirmed; using the code proves the address anyway). The
  * caller cannot tell whether the address is known.
  */
@@ -70,7 +71,7 @@ export async function resetPassword(ctx: Ctx, request: ResetPasswordRequest, cli
 
   await setPassword(ctx.db, user.id, request.newPassword);
   await users.markEmailConfirmed(ctx.db, user.id);
-  await users.clearLockout(ctx.db, user.id);
+  await unlockEverywhere(ctx.db, user.id, ctx.clock());
   const sessionsEnded = await endAllSessions(ctx, user.id, 'Your password was reset.');
   await audit('success', { sessionsEnded });
 }

@@ -3,11 +3,11 @@ import type { AppContext } from '../context';
 import { recordAudit } from '../db/audit';
 import { deleteExpiredSessions } from '../db/sessions';
 import * as users from '../db/users';
-import { countFailure, isLockedOut } from './lockout';
+import { countFailure, forgetFailures, isLockedOut } from './lockout';
 import { passwordHashForTiming, verifyPassword } from './passwords';
 import { redeemRecoveryCode } from './recoveryCodes';
 import { endSession, type ClientInfo, type Principal } from './sessions';
-import { verifyTotp } from './totp';
+import { acceptTotpCode } from './twoFactor';
 
 type Ctx = Pick<AppContext, 'db' | 'clock'>;
 
@@ -16,7 +16,9 @@ export type SignInResult = { ok: true; user: users.User } | { ok: false; failure
 /**
  * Checks credentials the way ASP.NET Identity's sign-in manager does: lockout first, then the
  * password (a wrong one counts towards lockout), then whether the user may sign in, then the second
- * factor (a wrong code also counts). Every outcome but RequiresTwoFactor is audited.
+ * factor (a wrong or replayed code also counts). Every outcome but RequiresTwoFactor is audited.
+ * An unknown account, a wrong password and a locked account all answer Failed, so a caller learns
+ * nothing about which it hit (the audit keeps the cause). Lockout is per account and client address.
  */
 export async function signIn(ctx: Ctx, credentials: LoginRequest, client: ClientInfo): Promise<SignInResult> {
   const now = ctx.clock();
@@ -31,8 +33,8 @@ export async function signIn(ctx: Ctx, credentials: LoginRequest, client: Client
       detail,
       ip: client.ip,
     });
-  const fail = async (failure: LoginFailure, cause: string): Promise<SignInResult> => {
-    await audit('failure', { failure, cause });
+  const fail = async (failure: LoginFailure, cause: string, lockedNow = false): Promise<SignInResult> => {
+    await audit('failure', { failure, cause, ...(lockedNow && { lockedOut: true }) });
     return { ok: false, failure };
   };
 
@@ -41,11 +43,15 @@ export async function signIn(ctx: Ctx, credentials: LoginRequest, client: Client
     await verifyPassword(credentials.password, await passwordHashForTiming());
     return fail('Failed', 'UnknownEmail');
   }
-  if (isLockedOut(user, now)) return fail('LockedOut', 'LockedOut');
+  if (await isLockedOut(ctx.db, user.id, client, now)) {
+    // The password is still hashed, so a locked account answers as slowly as a wrong password.
+    await verifyPassword(credentials.password, user.passwordHash);
+    return fail('Failed', 'LockedOut');
+  }
 
   if (!(await verifyPassword(credentials.password, user.passwordHash))) {
-    const locked = await countFailure(ctx.db, user.id, now);
-    return fail(locked ? 'LockedOut' : 'Failed', 'WrongPassword');
+    const locked = await countFailure(ctx.db, user.id, client, now);
+    return fail('Failed', 'WrongPassword', locked);
   }
   // Checked only after the password, so a disabled account is not revealed to someone guessing.
   if (user.disabled) return fail('NotAllowed', 'Disabled');
@@ -56,16 +62,20 @@ export async function signIn(ctx: Ctx, credentials: LoginRequest, client: Client
     if (!code && !recoveryCode) return { ok: false, failure: 'RequiresTwoFactor' };
     // As in Identity, an authenticator code wins when both are given. A recovery code is used up here.
     secondFactor = code ? 'authenticator' : 'recoveryCode';
-    const valid = code
-      ? !!user.twoFactorSecret && verifyTotp(user.twoFactorSecret, code, now)
-      : await redeemRecoveryCode(ctx, user.id, recoveryCode ?? '');
-    if (!valid) {
-      const locked = await countFailure(ctx.db, user.id, now);
-      return fail(locked ? 'LockedOut' : 'Failed', code ? 'WrongTwoFactorCode' : 'WrongRecoveryCode');
+    const check = code
+      ? await acceptTotpCode(ctx, user, code)
+      : (await redeemRecoveryCode(ctx, user.id, recoveryCode ?? ''))
+        ? 'ok'
+        : 'wrong';
+    if (check !== 'ok') {
+      const locked = await countFailure(ctx.db, user.id, client, now);
+      const cause = !code ? 'WrongRecoveryCode' : check === 'replayed' ? 'ReplayedTwoFactorCode' : 'WrongTwoFactorCode';
+      return fail('Failed', cause, locked);
     }
   }
 
   await users.recordSuccess(ctx.db, user.id, now);
+  await forgetFailures(ctx.db, user.id, client);
   await deleteExpiredSessions(ctx.db, user.id, now);
   await audit('success', secondFactor && { secondFactor });
   return { ok: true, user };

@@ -79,6 +79,8 @@ export async function unpack(archive: Readable, dir: string): Promise<string> {
     child.on('error', reject);
     child.on('close', resolve);
   });
+  // Awaited only after the pipeline: a tar that fails to start meanwhile must not count as unhandled.
+  exited.catch(() => undefined);
   const counter = new HashingCounter();
   // tar may exit once it has read the end-of-archive blocks, and node then destroys its stdin before
   // the last write or end is acknowledged: feed it without letting that end the pipeline, so every byte

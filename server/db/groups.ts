@@ -12,6 +12,12 @@ export type GroupSort = SortKey<(typeof groupSortFields)[number]>;
 export const memberSortFields = ['email'] as const;
 export type MemberSort = SortKey<(typeof memberSortFields)[number]>;
 
+/** A group's limits (DESIGN §10); null is unlimited. */
+export interface GroupQuota {
+  maxInstances: number | null;
+  maxBackupBytes: number | null;
+}
+
 /** A group as stored, with its member count; the instance count comes from GroupInstances. */
 export interface GroupRecord {
   id: string;
@@ -19,6 +25,7 @@ export interface GroupRecord {
   description: string;
   memberCount: number;
   createdAt: string;
+  quota: GroupQuota;
 }
 
 export interface GroupRef {
@@ -108,6 +115,8 @@ function groupsWithCounts(db: Db) {
       'groups.name as name',
       'groups.description as description',
       'groups.created_at as createdAt',
+      'groups.max_instances as maxInstances',
+      'groups.max_backup_bytes as maxBackupBytes',
       eb
         .selectFrom('group_members')
         .whereRef('group_members.group_id', '=', 'groups.id')
@@ -116,8 +125,21 @@ function groupsWithCounts(db: Db) {
     ]);
 }
 
-function toRecord(row: { id: string; name: string; description: string; createdAt: string; memberCount: unknown }): GroupRecord {
-  return { ...row, memberCount: Number(row.memberCount ?? 0) };
+function toRecord(row: {
+  id: string;
+  name: string;
+  description: string;
+  createdAt: string;
+  memberCount: unknown;
+  maxInstances: number | null;
+  maxBackupBytes: number | null;
+}): GroupRecord {
+  const { maxInstances, maxBackupBytes, ...rest } = row;
+  return {
+    ...rest,
+    memberCount: Number(row.memberCount ?? 0),
+    quota: { maxInstances: maxInstances === null ? null : Number(maxInstances), maxBackupBytes: maxBackupBytes === null ? null : Number(maxBackupBytes) },
+  };
 }
 
 export async function findGroup(db: Db, id: string): Promise<GroupRecord | undefined> {
@@ -163,15 +185,18 @@ export async function listGroupRefs(db: Db, ids: string[] | null): Promise<Group
 
 export async function createGroup(
   db: Db,
-  group: { name: string; description?: string },
+  group: { name: string; description?: string; quota?: GroupQuota },
   now: Date,
 ): Promise<GroupRecord> {
+  const quota = group.quota ?? { maxInstances: null, maxBackupBytes: null };
   const row = {
     id: randomUUID(),
     name: group.name,
     name_key: groupNameKey(group.name),
     description: group.description ?? '',
     created_at: now.toISOString(),
+    max_instances: quota.maxInstances,
+    max_backup_bytes: quota.maxBackupBytes,
   };
   try {
     await db.insertInto('groups').values(row).execute();
@@ -179,11 +204,11 @@ export async function createGroup(
     if (isUniqueViolation(error)) throw new DuplicateGroupNameError(group.name);
     throw error;
   }
-  return { id: row.id, name: row.name, description: row.description, memberCount: 0, createdAt: row.created_at };
+  return { id: row.id, name: row.name, description: row.description, memberCount: 0, createdAt: row.created_at, quota };
 }
 
-/** Renames and/or re-describes a group (an absent description stays); false when there is no such group. */
-export async function updateGroup(db: Db, id: string, change: { name: string; description?: string }): Promise<boolean> {
+/** Renames and/or re-describes a group (an absent description or quota stays); false when there is no such group. */
+export async function updateGroup(db: Db, id: string, change: { name: string; description?: string; quota?: GroupQuota }): Promise<boolean> {
   try {
     const result = await db
       .updateTable('groups')
@@ -191,6 +216,7 @@ export async function updateGroup(db: Db, id: string, change: { name: string; de
         name: change.name,
         name_key: groupNameKey(change.name),
         ...(change.description !== undefined && { description: change.description }),
+        ...(change.quota !== undefined && { max_instances: change.quota.maxInstances, max_backup_bytes: change.quota.maxBackupBytes }),
       })
       .where('id', '=', id)
       .executeTakeFirst();
@@ -205,6 +231,22 @@ export async function updateGroup(db: Db, id: string, change: { name: string; de
 export async function deleteGroup(db: Db, id: string): Promise<boolean> {
   const result = await db.deleteFrom('groups').where('id', '=', id).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
+}
+
+// ---- Quotas ----
+
+/** How much of its quota a group uses: its instances, and the bytes of their backups kept in storage. */
+export async function groupUsage(db: Db, groupId: string): Promise<{ instances: number; backupBytes: number }> {
+  const [instances, bytes] = await Promise.all([
+    db.selectFrom('instances').where('group_id', '=', groupId).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('backups')
+      .where('storage_key', 'is not', null)
+      .where('instance_id', 'in', db.selectFrom('instances').select('id').where('group_id', '=', groupId))
+      .select((eb) => eb.fn.sum<number>('size_bytes').as('bytes'))
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { instances: Number(instances.n), backupBytes: Number(bytes.bytes ?? 0) };
 }
 
 // ---- Members ----

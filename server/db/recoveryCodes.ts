@@ -35,3 +35,8 @@ export async function useRecoveryCode(db: Db, userId: string, hash: string, at: 
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
+
+/** Drops every recovery code of a user (their two-factor sign-in was reset). */
+export async function deleteRecoveryCodes(db: Db, userId: string): Promise<void> {
+  await db.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
+}

@@ -44,3 +44,8 @@ export async function deleteSpentTokens(db: Db, userId: string, now: Date): Prom
     .where((eb) => eb.or([eb('used_at', 'is not', null), eb('expires_at', '<=', now.toISOString())]))
     .execute();
 }
+
+/** Drops a user's unused codes of one purpose: a newer code replaces them. */
+export async function deleteUnusedTokens(db: Db, userId: string, purpose: TokenPurpose): Promise<void> {
+  await db.deleteFrom('tokens').where('user_id', '=', userId).where('purpose', '=', purpose).where('used_at', 'is', null).execute();
+}

@@ -13,6 +13,8 @@ export interface User {
   emailConfirmed: boolean;
   twoFactorEnabled: boolean;
   twoFactorSecret: string | null;
+  /** The authenticator step of the last code accepted; null before the first. */
+  twoFactorLastStep: number | null;
   accessFailedCount: number;
   lockoutEnd: string | null;
   disabled: boolean;
@@ -49,6 +51,7 @@ function toUser(row: Selectable<UsersTable>): User {
     emailConfirmed: row.email_confirmed === 1,
     twoFactorEnabled: row.two_factor_enabled === 1,
     twoFactorSecret: row.two_factor_secret,
+    twoFactorLastStep: row.two_factor_last_step,
     accessFailedCount: row.access_failed_count,
     lockoutEnd: row.lockout_end,
     disabled: row.disabled === 1,
@@ -92,6 +95,7 @@ export async function createUser(db: Db, user: NewUser, now: Date = new Date()):
     security_stamp: randomUUID(),
     created_at: now.toISOString(),
     last_login_at: null,
+    two_factor_last_step: null,
   };
   try {
     await db.insertInto('users').values(row).execute();
@@ -100,26 +104,6 @@ export async function createUser(db: Db, user: NewUser, now: Date = new Date()):
     throw error;
   }
   return toUser(row);
-}
-
-/** Counts one failed sign-in; answers the new count. Incremented in SQL so concurrent failures all count. */
-export async function recordFailure(db: Db, id: string): Promise<number> {
-  const row = await db
-    .updateTable('users')
-    .set((eb) => ({ access_failed_count: eb('access_failed_count', '+', 1) }))
-    .where('id', '=', id)
-    .returning('access_failed_count')
-    .executeTakeFirst();
-  return row?.access_failed_count ?? 0;
-}
-
-/** Locks sign-in until `until` and starts counting failures afresh. */
-export async function lockOut(db: Db, id: string, until: Date): Promise<void> {
-  await db
-    .updateTable('users')
-    .set({ lockout_end: until.toISOString(), access_failed_count: 0 })
-    .where('id', '=', id)
-    .execute();
 }
 
 /** A successful sign-in clears failures and any expired lockout. */
@@ -131,12 +115,32 @@ export async function recordSuccess(db: Db, id: string, at: Date): Promise<void>
     .execute();
 }
 
-export async function setTwoFactor(db: Db, id: string, twoFactor: { enabled: boolean; secret: string | null }) {
+/** Sets two-factor state; a new shared key forgets the last used step, which belonged to the old key. */
+export async function setTwoFactor(db: Db, id: string, twoFactor: { enabled: boolean; secret: string | null; keyChanged?: boolean }) {
   await db
     .updateTable('users')
-    .set({ two_factor_enabled: twoFactor.enabled ? 1 : 0, two_factor_secret: twoFactor.secret })
+    .set({
+      two_factor_enabled: twoFactor.enabled ? 1 : 0,
+      two_factor_secret: twoFactor.secret,
+      ...(twoFactor.keyChanged && { two_factor_last_step: null }),
+    })
     .where('id', '=', id)
     .execute();
+}
+
+/**
+ * Records that an authenticator code of `step` was used; false when a code of this step or a later
+ * one was already accepted (a replay). One conditional update, so two requests racing with the same
+ * code cannot both win.
+ */
+export async function useTwoFactorStep(db: Db, id: string, step: number): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ two_factor_last_step: step })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('two_factor_last_step', 'is', null), eb('two_factor_last_step', '<', step)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 export async function setDisabled(db: Db, id: string, disabled: boolean): Promise<void> {
@@ -166,9 +170,4 @@ export async function changeEmail(db: Db, id: string, email: string): Promise<vo
     if (isUniqueViolation(error)) throw new DuplicateEmailError(normalizeEmail(email));
     throw error;
   }
-}
-
-/** Lifts a lockout and forgets failed sign-ins (after a password reset). */
-export async function clearLockout(db: Db, id: string): Promise<void> {
-  await db.updateTable('users').set({ access_failed_count: 0, lockout_end: null }).where('id', '=', id).execute();
 }

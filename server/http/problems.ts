@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Duplex } from 'node:stream';
 import { problemContentType, type Problem } from '../../contracts/problem';
 
 // The one place errors become RFC 9457 problem details (DESIGN §6). Handlers throw HttpProblem;
@@ -10,11 +11,16 @@ const statusTitles: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  408: 'Request Timeout',
   409: 'Conflict',
+  410: 'Gone',
   413: 'Content Too Large',
+  414: 'URI Too Long',
   415: 'Unsupported Media Type',
+  416: 'Range Not Satisfiable',
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
@@ -26,11 +32,16 @@ const statusTypes: Record<number, string> = {
   403: 'https://tools.ietf.org/html/rfc9110#section-15.5.4',
   404: 'https://tools.ietf.org/html/rfc9110#section-15.5.5',
   405: 'https://tools.ietf.org/html/rfc9110#section-15.5.6',
+  408: 'https://tools.ietf.org/html/rfc9110#section-15.5.9',
   409: 'https://tools.ietf.org/html/rfc9110#section-15.5.10',
+  410: 'https://tools.ietf.org/html/rfc9110#section-15.5.11',
   413: 'https://tools.ietf.org/html/rfc9110#section-15.5.14',
+  414: 'https://tools.ietf.org/html/rfc9110#section-15.5.15',
   415: 'https://tools.ietf.org/html/rfc9110#section-15.5.16',
+  416: 'https://tools.ietf.org/html/rfc9110#section-15.5.17',
   422: 'https://tools.ietf.org/html/rfc9110#section-15.5.21',
   429: 'https://tools.ietf.org/html/rfc6585#section-4',
+  431: 'https://tools.ietf.org/html/rfc6585#section-5',
   500: 'https://tools.ietf.org/html/rfc9110#section-15.6.1',
   503: 'https://tools.ietf.org/html/rfc9110#section-15.6.4',
 };
@@ -91,7 +102,8 @@ interface AjvError {
 
 /** Ajv errors keyed by field path (`parameters.max_connections`; `$` for the whole document). */
 function fieldErrors(validation: readonly AjvError[]): FieldErrors {
-  const errors: FieldErrors = {};
+  // No prototype: a field named `__proto__` or `constructor` is a key like any other.
+  const errors: FieldErrors = Object.create(null) as FieldErrors;
   for (const error of validation) {
     const path = error.instancePath
       .split('/')
@@ -135,7 +147,14 @@ export function toProblem(error: FastifyError | Error): HttpProblem | null {
 }
 
 export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
-  const problem = toProblem(error);
+  let problem: HttpProblem | null;
+  try {
+    problem = toProblem(error);
+  } catch (mapping) {
+    // The error handler must answer a problem whatever it was given; Fastify's fallback would not.
+    request.log.error({ err: mapping }, 'Mapping an error to a problem failed');
+    problem = null;
+  }
   if (problem) return sendProblem(reply, problem);
   // The log keeps the details for the operator; the client learns nothing about the internals.
   request.log.error({ err: error }, 'Unhandled error');
@@ -156,6 +175,49 @@ export function handleNotFound(request: FastifyRequest, reply: FastifyReply) {
     );
   }
   return sendProblem(reply, new HttpProblem(404, 'There is nothing at this address.'));
+}
+
+/**
+ * Node counts the request line into its header limit: when the packet that overflowed starts a
+ * request whose first line has not ended yet, the address is what is too long.
+ */
+function requestLineTooLong(packet: unknown): boolean {
+  if (!Buffer.isBuffer(packet)) return false;
+  const text = packet.toString('latin1');
+  return /^[A-Z]+ /.test(text) && !text.slice(0, maxRequestLine).includes('\r\n');
+}
+const maxRequestLine = 8192;
+
+function clientErrorProblem(error: { code?: string; rawPacket?: unknown }): [number, string] {
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    return requestLineTooLong(error.rawPacket)
+      ? [414, 'The address is longer than the server accepts.']
+      : [431, 'The request headers are larger than the server accepts.'];
+  }
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, 'The request did not arrive in time.'];
+  return [400, 'The request is not valid HTTP.'];
+}
+
+/**
+ * Errors Node's HTTP parser raises before a request exists (a request line or headers over the
+ * limit, a malformed request, a timeout) never reach Fastify: answer them on the raw socket.
+ */
+export function handleClientError(error: Error & { code?: string; rawPacket?: unknown }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, detail] = clientErrorProblem(error);
+  const body = JSON.stringify(new HttpProblem(status, detail).toJSON());
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${statusTitles[status]}\r\nContent-Type: ${problemContentType}\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
+/** Fastify's router errors (a bad URL encoding → 400, a path parameter over its length → 414). */
+export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  return handleError(error, request, reply);
 }
 
 export function registerProblemHandlers(app: FastifyInstance): void {

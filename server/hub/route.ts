@@ -12,8 +12,19 @@ import type { Hub } from './hub';
  * over their connection limit, then hands the socket to the hub.
  */
 export async function hubRoute(app: FastifyInstance, { ctx, hub }: { ctx: AppContext; hub: Hub }) {
-  // ws enforces a hard cap a little above the hub's own limit, which answers with a clear Close first.
-  await app.register(websocket, { options: { maxPayload: hub.limits.maxMessageBytes * 2 } });
+  await app.register(websocket, {
+    // ws never buffers a frame over twice the hub's limit (it closes with 1009); frames between
+    // the two get the hub's clear Close "Message is too large" instead.
+    options: { maxPayload: hub.limits.maxMessageBytes * 2 },
+    // A client's broken frame (invalid UTF-8, over maxPayload) is an error ws already answers with
+    // a close frame and the hub logs; the plugin's default would log it as a server error and cut
+    // the socket before that close frame is out.
+    errorHandler: (error, socket, request) => {
+      if (socket.readyState === socket.CLOSING || socket.readyState === socket.CLOSED) return;
+      request.log.warn({ err: error }, 'hub connection failed');
+      socket.terminate();
+    },
+  });
 
   // A refused upgrade is answered over the raw socket, which Node no longer reads after 'upgrade':
   // end it, or neither side notices the close and the server cannot shut down.

@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { portsInUse } from '../db/instances';
 import type { Db } from '../db/schema';
+import { HttpProblem } from '../http/problems';
 
 /** Whether nothing listens on this loopback port right now. */
 function portIsFree(port: number): Promise<boolean> {
@@ -57,8 +58,12 @@ export class PortAllocator {
   }
 }
 
-export class PortsExhaustedError extends Error {
+/**
+ * Every port of WARDEN_INSTANCE_PORTS is held: a 503 naming the range, so whoever asked knows the
+ * server (not their request) is short, and an admin knows which setting to widen.
+ */
+export class PortsExhaustedError extends HttpProblem {
   constructor(range: { from: number; to: number }) {
-    super(`No free port is left in WARDEN_INSTANCE_PORTS (${range.from}-${range.to}): widen the range or delete unused instances.`);
+    super(503, `no free port in ${range.from}-${range.to}`, { title: 'No free instance port' });
   }
 }

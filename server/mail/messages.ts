@@ -38,7 +38,7 @@ export function passwordResetMail(publicUrl: string, message: { to: string; code
       '',
       `Or send this reset code with POST /auth/resetPassword: ${code}`,
       '',
-      'The code works once, within 24 hours. If you did not ask for this, ignore this e-mail: your password stays as it is.',
+      'The code works once, within an hour, and only the newest one you asked for. If you did not ask for this, ignore this e-mail: your password stays as it is.',
     ].join('\n'),
   };
 }

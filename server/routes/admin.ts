@@ -5,15 +5,25 @@ import type { UserChangedPayload } from '../../contracts/hub';
 import { Page } from '../../contracts/page';
 import { Problem } from '../../contracts/problem';
 import { roles } from '../../contracts/roles';
-import { ChangePasswordRequest, CreateUserRequest, SessionsEnded, UpdateUserRequest, User, UsersQuery } from '../../contracts/users';
+import {
+  ChangePasswordRequest,
+  CreateUserRequest,
+  SessionsEnded,
+  UnlockResult,
+  UpdateUserRequest,
+  User,
+  UsersQuery,
+} from '../../contracts/users';
 import { isValidEmail } from '../auth/emailRules';
 import { identityProblem, type IdentityErrorCode } from '../auth/identityErrors';
+import { unlockEverywhere } from '../auth/lockout';
 import { passwordErrors } from '../auth/passwordRules';
 import { endAllSessions } from '../auth/sessions';
 import { audited } from '../authz/audited';
 import type { AppContext } from '../context';
 import { countOtherEnabledAdmins, listUsers, setPassword, updateUser, userSortFields, userView } from '../db/adminUsers';
 import { pageWindow, sortKeys } from '../db/paging';
+import { deleteRecoveryCodes } from '../db/recoveryCodes';
 import * as users from '../db/users';
 import { principalOf } from '../http/auth';
 import { HttpProblem } from '../http/problems';
@@ -30,7 +40,7 @@ function notFound(id: string): HttpProblem {
   return new HttpProblem(404, `No user has the id ${id}.`);
 }
 
-/** User administration (admin only): list, create, inspect, change role, disable, set a password. */
+/** User administration (admin only): list, create, inspect, change role, disable, set a password, unlock, reset 2FA. */
 export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   const publish = (id: string, change: UserChangedPayload['change']) =>
     ctx.bus.publish({ event: 'UserChanged', payload: { id, change } satisfies UserChangedPayload, audience: { kind: 'admins' } });
@@ -190,6 +200,57 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       );
       publish(userId, 'updated');
       return result;
+    },
+  );
+
+  app.post(
+    '/users/:id/unlock',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Lift every sign-in lockout of the user (from any client address) and forget their failed sign-ins',
+        params: UserIdParams,
+        response: { 200: UnlockResult, 404: Problem },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const result = await audited(ctx, request, { action: 'admin.users.unlock', target: id }, async (note) => {
+        if (!(await users.findById(ctx.db, id))) throw notFound(id);
+        const locksLifted = await unlockEverywhere(ctx.db, id, ctx.clock());
+        note.detail = { locksLifted };
+        return { locksLifted };
+      });
+      publish(id, 'updated');
+      return result;
+    },
+  );
+
+  app.post(
+    '/users/:id/reset-2fa',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: "Turn the user's two-factor sign-in off, dropping the shared key and the recovery codes (for a lost phone)",
+        params: UserIdParams,
+        response: { 200: User, 404: Problem },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const user = await audited(ctx, request, { action: 'admin.users.reset-2fa', target: id }, async (note) => {
+        const before = await users.findById(ctx.db, id);
+        if (!before) throw notFound(id);
+        // No key is kept: the user enrols afresh, and no old code or recovery code works any more.
+        await users.setTwoFactor(ctx.db, id, { enabled: false, secret: null, keyChanged: true });
+        await deleteRecoveryCodes(ctx.db, id);
+        note.detail = { wasEnabled: before.twoFactorEnabled };
+        return (await users.findById(ctx.db, id))!;
+      });
+      publish(id, 'updated');
+      return userView(user);
     },
   );
 };

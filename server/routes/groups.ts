@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { GroupRef } from '../../contracts/auth';
-import { AddMembersRequest, DeleteGroupQuery, Group, GroupMember, GroupRequest } from '../../contracts/groups';
+import { AddMembersRequest, DeleteGroupQuery, Group, GroupMember, GroupRequest, type GroupQuotaRequest } from '../../contracts/groups';
 import type { GroupChangedPayload } from '../../contracts/hub';
 import { Page, PageQuery } from '../../contracts/page';
 import { Problem } from '../../contracts/problem';
@@ -57,17 +57,26 @@ export const groupRoutes: FastifyPluginAsyncTypebox<{
   authz: Authorization;
   instances: groups.GroupInstances;
 }> = async (app, { ctx, authz, instances }) => {
-  const publish = (groupId: string, change: GroupChangedPayload['change']) =>
+  /**
+   * GroupChanged goes to admins and the group's members only (an outsider must not learn of it),
+   * plus `also`: the members a change has just removed, so their lists drop the group.
+   */
+  const publish = async (groupId: string, change: GroupChangedPayload['change'], also: string[] = []) =>
     ctx.bus.publish({
       event: 'GroupChanged',
       payload: { id: groupId, change } satisfies GroupChangedPayload,
-      audience: { kind: 'group', group: hubGroupNames.groups },
+      audience: { kind: 'scoped', groups: [hubGroupNames.groups], userIds: [...(await groups.memberIdsOfGroup(ctx.db, groupId)), ...also] },
     });
 
   const withInstanceCount = async (group: groups.GroupRecord) => ({
     ...group,
     instanceCount: await instances.instanceCountOfGroup(ctx.db, group.id),
+    backupBytes: (await groups.groupUsage(ctx.db, group.id)).backupBytes,
   });
+
+  /** The quota as stored: an absent or null field is unlimited; an absent quota leaves it as it is. */
+  const quotaOf = (quota: GroupQuotaRequest | undefined): groups.GroupQuota | undefined =>
+    quota && { maxInstances: quota.maxInstances ?? null, maxBackupBytes: quota.maxBackupBytes ?? null };
 
   /** The group if it exists and the caller may see it; otherwise 404, so outsiders learn nothing. */
   const visibleGroup = async (request: FastifyRequest, groupId: string) => {
@@ -112,16 +121,17 @@ export const groupRoutes: FastifyPluginAsyncTypebox<{
       const group = await audited(ctx, request, { action: 'groups.create', target: request.body.name }, async (note) => {
         const name = groupName(request.body.name);
         try {
-          const created = await groups.createGroup(ctx.db, { name, description: request.body.description }, ctx.clock());
+          const quota = quotaOf(request.body.quota);
+          const created = await groups.createGroup(ctx.db, { name, description: request.body.description, quota }, ctx.clock());
           note.target = created.id;
-          note.detail = { name };
+          note.detail = { name, ...(quota && { quota }) };
           return created;
         } catch (error) {
           if (error instanceof groups.DuplicateGroupNameError) throw duplicateName(name);
           throw error;
         }
       });
-      publish(group.id, 'created');
+      await publish(group.id, 'created');
       return reply.code(201).send(await withInstanceCount(group));
     },
   );
@@ -150,7 +160,7 @@ export const groupRoutes: FastifyPluginAsyncTypebox<{
       config: { access: 'admin' },
       schema: {
         tags,
-        summary: 'Rename a group or change its description (an absent description stays)',
+        summary: 'Rename a group, change its description or set its quota (admins; an absent description or quota stays)',
         params: GroupParams,
         body: GroupRequest,
         response: { 200: Group, 400: Problem, 404: Problem, 409: Problem },
@@ -160,9 +170,10 @@ export const groupRoutes: FastifyPluginAsyncTypebox<{
       const groupId = request.params.id;
       const group = await audited(ctx, request, { action: 'groups.update', target: groupId }, async (note) => {
         const name = groupName(request.body.name);
-        note.detail = { name, ...(request.body.description !== undefined && { description: request.body.description }) };
+        const quota = quotaOf(request.body.quota);
+        note.detail = { name, ...(request.body.description !== undefined && { description: request.body.description }), ...(quota && { quota }) };
         try {
-          if (!(await groups.updateGroup(ctx.db, groupId, { name, description: request.body.description }))) {
+          if (!(await groups.updateGroup(ctx.db, groupId, { name, description: request.body.description, quota }))) {
             throw notFound(groupId);
           }
         } catch (error) {
@@ -171,7 +182,7 @@ export const groupRoutes: FastifyPluginAsyncTypebox<{
         }
         return (await groups.findGroup(ctx.db, groupId))!;
       });
-      publish(groupId, 'updated');
+      await publish(groupId, 'updated');
       return withInstanceCount(group);
     },
   );
@@ -190,6 +201,8 @@ export const groupRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       const groupId = request.params.id;
+      // Read before the delete takes the memberships with it: they are told the group is gone.
+      const formerMembers = await groups.memberIdsOfGroup(ctx.db, groupId);
       await audited(ctx, request, { action: 'groups.delete', target: groupId }, (note) =>
         // The count, the move and the delete commit together, so no instance is left pointing nowhere.
         ctx.db.transaction().execute(async (trx) => {
@@ -208,7 +221,7 @@ export const groupRoutes: FastifyPluginAsyncTypebox<{
           await groups.deleteGroup(trx, groupId);
         }),
       );
-      publish(groupId, 'deleted');
+      await publish(groupId, 'deleted', formerMembers);
       return reply.code(204).send(null);
     },
   );
@@ -260,7 +273,7 @@ export const groupRoutes: FastifyPluginAsyncTypebox<{
         note.detail = { userIds, added: ids };
         return ids;
       });
-      if (added.length > 0) publish(groupId, 'members');
+      if (added.length > 0) await publish(groupId, 'members');
       return withInstanceCount((await groups.findGroup(ctx.db, groupId))!);
     },
   );
@@ -303,7 +316,7 @@ export const groupRoutes: FastifyPluginAsyncTypebox<{
           throw new HttpProblem(404, `The user ${userId} is not a member of this group.`);
         }
       });
-      publish(groupId, 'members');
+      await publish(groupId, 'members', [userId]);
       return reply.code(204).send(null);
     },
   );

@@ -73,9 +73,13 @@ describe('creating groups', () => {
       memberCount: 0,
       instanceCount: 0,
       createdAt: '2030-01-02T03:04:05.000Z',
+      // No quota unless an admin sets one.
+      quota: { maxInstances: null, maxBackupBytes: null },
+      backupBytes: 0,
     });
     expect(groupEvents()).toEqual([
-      { event: 'GroupChanged', payload: { id: group.id, change: 'created' }, audience: { kind: 'group', group: 'groups' } },
+      // A new group has no members yet: only admins hear of it.
+      { event: 'GroupChanged', payload: { id: group.id, change: 'created' }, audience: { kind: 'scoped', groups: ['groups'], userIds: [] } },
     ]);
     expect((await listAudit(h.db, 1))[0]).toMatchObject({
       userId: ids.admin,
@@ -238,7 +242,8 @@ describe('changing and deleting groups', () => {
     expect(groupEvents().at(-1)).toEqual({
       event: 'GroupChanged',
       payload: { id: payments.id, change: 'deleted' },
-      audience: { kind: 'group', group: 'groups' },
+      // Its former members are told although the delete took their memberships.
+      audience: { kind: 'scoped', groups: ['groups'], userIds: [ids.alice] },
     });
     expectProblem(await send('DELETE', `/groups/${payments.id}`), 404);
   });

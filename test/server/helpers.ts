@@ -26,6 +26,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     staticDir: path.join(os.tmpdir(), 'warden-test-no-spa'),
     logLevel: 'silent',
     loginRateLimit: 1000,
+    instanceCreateRateLimit: 1000,
     engines: debianEngineBinaries,
     ...overrides,
   };

@@ -2,6 +2,7 @@ import { HttpTransportType, HubConnectionBuilder, HubConnectionState, LogLevel, 
 import WebSocket from 'ws';
 import { InProcessBus } from '../../server/hub/bus';
 import { defaultHubLimits, type HubLimits } from '../../server/hub/hub';
+import { checkHandshake, parseClientMessage, ProtocolError } from '../../server/hub/protocol';
 import { addUser, cookieLogin, origin, setup, type Harness } from './helpers';
 
 const RS = '\u001e';
@@ -185,6 +186,11 @@ describe('malformed frames get a clear answer and never crash the server', () =>
     ['a wrong version', `{"protocol":"json","version":2}${RS}`, /does not support version 2/],
     ['a handshake that is not JSON', `hello${RS}`, /not valid JSON/],
     ['a frame without the separator', `{"protocol":"json","version":1}`, /record separator is missing/],
+    ['a protocol that is an object with toString', `{"protocol":{"toString":1},"version":1}${RS}`, /Handshake request protocol must be a string/],
+    ['a version that is a string', `{"protocol":"json","version":"1"}${RS}`, /Handshake request version must be a number/],
+    ['a handshake that is not an object', `null${RS}`, /must be a JSON object/],
+    ['a handshake without a version', `{"protocol":"json"}${RS}`, /missing version/],
+    ['a binary handshake', Buffer.from('{"protocol":"json","version":1}\u001e'), /Binary frames are not supported/],
   ];
   it.each(cases)('refuses %s at handshake', async (_name, frame, reason) => {
     const { socket, opened, next, closed } = raw(await cookieLogin(h, 'alice@example.com'));
@@ -198,7 +204,14 @@ describe('malformed frames get a clear answer and never crash the server', () =>
   const after: [string, string | Buffer, RegExp][] = [
     ['invalid JSON', `{oops${RS}`, /not valid JSON/],
     ['an unknown message type', `{"type":42}${RS}`, /Unknown message type '42'/],
-    ['an invocation without a target', `{"type":1,"invocationId":"1","arguments":[]}${RS}`, /target must be a non-empty string/],
+    ['an invocation without a target', `{"type":1,"invocationId":"1","arguments":[]}${RS}`, /Invocation is missing target/],
+    ['a type that is an object with toString', `{"type":{"toString":1}}${RS}`, /Message type must be a number/],
+    ['a target that is an object with toString', `{"type":1,"target":{"toString":1},"arguments":[]}${RS}`, /Invocation target must be a non-empty string/],
+    ['arguments that are not an array', `{"type":1,"target":"JoinGroups","arguments":{"length":1}}${RS}`, /Invocation arguments must be an array/],
+    ['a message that is not an object', `[1,2,3]${RS}`, /must be a JSON object/],
+    ['a frame split before its separator', `{"type":6}${RS}{"type":1,"target":"Join`, /record separator is missing/],
+    ['an empty record from a doubled separator', `{"type":6}${RS}${RS}`, /not valid JSON/],
+    ['a second handshake', `{"protocol":"json","version":1}${RS}`, /Message type must be a number/],
     ['a binary frame', Buffer.from([1, 2, 3]), /Binary frames are not supported/],
     ['an oversized message', `{"type":1,"target":"JoinGroups","arguments":["${'x'.repeat(1100)}"]}${RS}`, /too large: at most 1024 bytes/],
   ];
@@ -217,6 +230,107 @@ describe('malformed frames get a clear answer and never crash the server', () =>
     const connection = client(cookie);
     await connection.start();
     await expect(connection.invoke('JoinGroups')).resolves.toBeNull();
+  });
+});
+
+describe('the message validator', () => {
+  const malformed: [string, string, RegExp][] = [
+    ['a type with toString', '{"type":{"toString":1}}', /^Message type must be a number\.$/],
+    ['a type that is a string', '{"type":"1"}', /^Message type must be a number\.$/],
+    ['a null type', '{"type":null}', /^Message type must be a number\.$/],
+    ['an unknown type', '{"type":10}', /^Unknown message type '10'\.$/],
+    ['a fractional type', '{"type":1.5}', /^Unknown message type '1\.5'\.$/],
+    ['not JSON', '{"type":1', /^Message is not valid JSON\.$/],
+    ['a JSON string', '"ping"', /^Message must be a JSON object\.$/],
+    ['JSON null', 'null', /^Message must be a JSON object\.$/],
+    ['a target with toString', '{"type":1,"target":{"toString":1},"arguments":[]}', /^Invocation target must be a non-empty string/],
+    ['an empty target', '{"type":1,"target":"","arguments":[]}', /^Invocation target must be a non-empty string/],
+    ['a target over 200 characters', `{"type":1,"target":"${'J'.repeat(201)}","arguments":[]}`, /^Invocation target must be a non-empty string of at most 200/],
+    ['an array target', '{"type":1,"target":["JoinGroups"],"arguments":[]}', /^Invocation target must be/],
+    ['missing arguments', '{"type":1,"target":"JoinGroups"}', /^Invocation is missing arguments\.$/],
+    ['null arguments', '{"type":1,"target":"JoinGroups","arguments":null}', /^Invocation arguments must be an array\.$/],
+    ['a numeric invocationId', '{"type":1,"invocationId":1,"target":"JoinGroups","arguments":[]}', /^Invocation invocationId must be a string/],
+    ['a stream invocation without an invocationId', '{"type":4,"target":"X","arguments":[]}', /^StreamInvocation is missing invocationId\.$/],
+    ['a cancel without an invocationId', '{"type":5}', /^CancelInvocation is missing invocationId\.$/],
+    ['a close whose error is an object', '{"type":7,"error":{"toString":1}}', /^Close error must be a string\.$/],
+    ['a completion with an array invocationId', '{"type":3,"invocationId":[]}', /^Completion invocationId must be a string/],
+    ['an ack with a negative sequenceId', '{"type":8,"sequenceId":-1}', /^Ack sequenceId must be a non-negative integer\.$/],
+    ['a sequence without a sequenceId', '{"type":9}', /^Sequence is missing sequenceId\.$/],
+    ['a stream item with a null invocationId', '{"type":2,"invocationId":null}', /^StreamItem invocationId must be a string/],
+  ];
+  it.each(malformed)('refuses %s with a ProtocolError naming the fault', (_name, record, reason) => {
+    let thrown: unknown;
+    try {
+      parseClientMessage(record);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ProtocolError);
+    expect((thrown as Error).message).toMatch(reason);
+  });
+
+  it('accepts every message kind in the shape the official client sends it', () => {
+    const valid = [
+      '{"type":1,"invocationId":"0","target":"JoinInstance","arguments":["abc"]}',
+      '{"type":1,"target":"LeaveGroups","arguments":[],"streamIds":[]}',
+      '{"type":2,"invocationId":"1","item":{"a":1}}',
+      '{"type":3,"invocationId":"1","result":null}',
+      '{"type":4,"invocationId":"1","target":"Counter","arguments":[1]}',
+      '{"type":5,"invocationId":"1"}',
+      '{"type":6}',
+      '{"type":7}',
+      '{"type":7,"error":"bye","allowReconnect":true}',
+      '{"type":8,"sequenceId":3}',
+      '{"type":9,"sequenceId":1}',
+    ];
+    for (const record of valid) expect(parseClientMessage(record)).toEqual(JSON.parse(record));
+  });
+
+  it('answers a refusal, never an exception, for malformed handshakes', () => {
+    expect(checkHandshake('{"protocol":"json","version":1}')).toBeNull();
+    expect(checkHandshake('{"protocol":{"toString":1},"version":1}')).toBe('Handshake request protocol must be a string.');
+    expect(checkHandshake('{"protocol":"json","version":{"valueOf":1}}')).toBe('Handshake request version must be a number.');
+    expect(checkHandshake('{"protocol":"json","version":1.0e1}')).toBe("The server does not support version 10 of the 'json' protocol.");
+    expect(checkHandshake('[]')).toBe('Handshake request must be a JSON object.');
+    expect(checkHandshake('')).toBe('Handshake request is not valid JSON.');
+    // A client's string comes back cut short: the answer stays small whatever was sent.
+    expect(checkHandshake(JSON.stringify({ protocol: 'x'.repeat(10_000), version: 1 }))!.length).toBeLessThan(100);
+  });
+});
+
+describe('caps', () => {
+  it('closes a connection that sends more messages than the rate allows', async () => {
+    await start({ maxMessagesPerSecond: 50, messageBurst: 20 });
+    const { socket, opened, next, closed } = raw(await cookieLogin(h, 'alice@example.com'));
+    await opened;
+    socket.send(`{"protocol":"json","version":1}${RS}`);
+    await next(1);
+    socket.send(`{"type":6}${RS}`.repeat(30));
+    const [, close] = await next(2);
+    expect(JSON.parse(close.slice(0, -1))).toEqual({ type: 7, error: 'Too many messages: at most 50 per second.', allowReconnect: false });
+    await closed;
+  });
+
+  it('lets ws refuse a frame over twice the hub limit with 1009, and keeps serving', async () => {
+    await start({ maxMessageBytes: 1024 });
+    const cookie = await cookieLogin(h, 'alice@example.com');
+    const { socket, opened, closed } = raw(cookie);
+    await opened;
+    socket.send(`{"protocol":"json","version":1}${RS}`);
+    socket.send(`{"type":1,"target":"JoinGroups","arguments":["${'x'.repeat(4096)}"]}${RS}`);
+    expect(await closed).toBe(1009);
+
+    const connection = client(cookie);
+    await connection.start();
+    await expect(connection.invoke('JoinGroups')).resolves.toBeNull();
+  });
+
+  it('closes a text frame that is not UTF-8 with 1007', async () => {
+    await start();
+    const { socket, opened, closed } = raw(await cookieLogin(h, 'alice@example.com'));
+    await opened;
+    socket.send(Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x1e]), { binary: false });
+    expect(await closed).toBe(1007);
   });
 });
 

@@ -18,10 +18,12 @@ import { TextLink } from '../../components/TextLink';
 import { useHubGroup } from '../realtime/useHubGroup';
 import { ResetPasswordForm } from './ResetPasswordForm';
 import { useRolesQuery, useUserQuery } from './usersApi';
-import { accessChangeRequested, roleChangeRequested } from './usersSaga';
+import { accessChangeRequested, roleChangeRequested, twoFactorResetRequested, unlockRequested } from './usersSaga';
 import { UserStatus } from './UserStatus';
 
-const description = 'One account: its role, its state and its password.';
+const description = 'One account: its role, its state, its password and its sign-in protection.';
+const protectionText =
+  'Five failed sign-ins lock the account for 5 minutes from that address. Two-factor can be reset for a user who lost their phone.';
 
 export function UserPage() {
   useHubGroup('Users');
@@ -114,6 +116,19 @@ function UserDetail({ user }: { user: User }) {
             <Button variant="outline" onClick={() => setResetting(true)}>
               Reset password
             </Button>
+          </HStack>
+        </Section>
+
+        <Section title="Sign-in protection" description={protectionText}>
+          <HStack gap="3" wrap="wrap">
+            <Button variant="outline" onClick={() => dispatch(unlockRequested({ user }))}>
+              Unlock sign-in
+            </Button>
+            {user.twoFactorEnabled && (
+              <Button variant="outline" colorPalette="red" onClick={() => dispatch(twoFactorResetRequested({ user }))}>
+                Reset two-factor
+              </Button>
+            )}
           </HStack>
         </Section>
       </Stack>

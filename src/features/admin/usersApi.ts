@@ -1,6 +1,13 @@
 import type { PageOf } from '../../../contracts/page';
 import type { Role } from '../../../contracts/roles';
-import type { ChangePasswordRequest, CreateUserRequest, SessionsEnded, UpdateUserRequest, User } from '../../../contracts/users';
+import type {
+  ChangePasswordRequest,
+  CreateUserRequest,
+  SessionsEnded,
+  UnlockResult,
+  UpdateUserRequest,
+  User,
+} from '../../../contracts/users';
 import { baseApi } from '../../api/baseApi';
 import type { RootState } from '../../app/store';
 import type { ListParams } from '../../components/useListParams';
@@ -69,6 +76,27 @@ export const usersApi = baseApi.injectEndpoints({
         dispatch(pushToast({ status: 'success', summary: 'Password reset', detail: ended }));
       },
     }),
+
+    // Lockouts are not part of the user's record, so nothing cached changes.
+    unlockUser: build.mutation<UnlockResult, { id: string; email: string }>({
+      query: ({ id }) => ({ url: `/admin/users/${encodeURIComponent(id)}/unlock`, method: 'POST' }),
+      async onQueryStarted({ email }, { dispatch, queryFulfilled }) {
+        const { data } = await queryFulfilled.catch(() => ({ data: undefined }));
+        if (!data) return;
+        const detail = data.locksLifted === 0 ? `${email} was not locked out.` : `${email} can sign in again from everywhere.`;
+        dispatch(pushToast({ status: 'success', summary: 'Sign-in unlocked', detail }));
+      },
+    }),
+
+    resetUserTwoFactor: build.mutation<User, string>({
+      query: (id) => ({ url: `/admin/users/${encodeURIComponent(id)}/reset-2fa`, method: 'POST' }),
+      invalidatesTags: (result, _error, id) => (result ? [{ type: 'User', id }, list] : []),
+      async onQueryStarted(_id, { dispatch, queryFulfilled }) {
+        const { data } = await queryFulfilled.catch(() => ({ data: undefined }));
+        if (!data) return;
+        dispatch(pushToast({ status: 'success', summary: 'Two-factor reset', detail: `${data.email} signs in with the password alone now.` }));
+      },
+    }),
   }),
 });
 
@@ -79,4 +107,6 @@ export const {
   useCreateUserMutation,
   useUpdateUserMutation,
   useChangeUserPasswordMutation,
+  useUnlockUserMutation,
+  useResetUserTwoFactorMutation,
 } = usersApi;

@@ -15,11 +15,17 @@ type UserRef = Pick<User, 'id' | 'email' | 'role'>;
 export const roleChangeRequested = createAction<{ user: UserRef; role: Role }>('admin/roleChangeRequested');
 /** Disable or enable: always confirmed, disabling ends every session of the user. */
 export const accessChangeRequested = createAction<{ user: UserRef; disabled: boolean }>('admin/accessChangeRequested');
+/** Lift the user's sign-in lockouts: confirmed first. */
+export const unlockRequested = createAction<{ user: UserRef }>('admin/unlockRequested');
+/** Turn the user's two-factor sign-in off (a lost phone): confirmed first. */
+export const twoFactorResetRequested = createAction<{ user: UserRef }>('admin/twoFactorResetRequested');
 
 export function* usersSaga(): SagaIterator {
   // Leading: a second click while the question is open changes nothing.
   yield takeLeading(roleChangeRequested.type, changeRole);
   yield takeLeading(accessChangeRequested.type, changeAccess);
+  yield takeLeading(unlockRequested.type, unlock);
+  yield takeLeading(twoFactorResetRequested.type, resetTwoFactor);
   yield takeEvery(hubEventType('UserChanged'), refreshUser);
 }
 
@@ -60,4 +66,27 @@ export function* changeAccess({ payload: { user, disabled } }: ReturnType<typeof
   );
   if (confirmed !== true) return;
   yield call(callMutation, usersApi.endpoints.updateUser.initiate({ id: user.id, disabled }, { track: false }));
+}
+
+export function* unlock({ payload: { user } }: ReturnType<typeof unlockRequested>): SagaIterator {
+  const confirmed = yield call(showModal, {
+    title: `Unlock sign-in for ${user.email}?`,
+    description: 'Lifts the lockout after too many failed sign-ins, from every address, and forgets the failures.',
+    component: 'confirm',
+    props: { confirmLabel: 'Unlock' },
+  });
+  if (confirmed !== true) return;
+  yield call(callMutation, usersApi.endpoints.unlockUser.initiate({ id: user.id, email: user.email }, { track: false }));
+}
+
+export function* resetTwoFactor({ payload: { user } }: ReturnType<typeof twoFactorResetRequested>): SagaIterator {
+  const confirmed = yield call(showModal, {
+    title: `Reset two-factor for ${user.email}?`,
+    description:
+      'Two-factor sign-in is turned off and their authenticator key and recovery codes stop working; they sign in with the password alone until they enrol again. Do this only when you know it is them (a lost phone).',
+    component: 'confirm',
+    props: { confirmLabel: 'Reset two-factor', destructive: true },
+  });
+  if (confirmed !== true) return;
+  yield call(callMutation, usersApi.endpoints.resetUserTwoFactor.initiate(user.id, { track: false }));
 }

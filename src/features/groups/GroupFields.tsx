@@ -2,9 +2,12 @@ import { Field, Input, Textarea } from '@chakra-ui/react';
 import type { GroupRequest } from '../../../contracts/groups';
 import type { FieldErrors } from '../../components/fieldErrors';
 
+/** What these fields edit: the quota has its own section. */
+type GroupText = Required<Pick<GroupRequest, 'name' | 'description'>>;
+
 interface GroupFieldsProps {
-  value: Required<GroupRequest>;
-  onChange: (value: Required<GroupRequest>) => void;
+  value: GroupText;
+  onChange: (value: GroupText) => void;
   errors: FieldErrors;
   autoFocus?: boolean;
 }

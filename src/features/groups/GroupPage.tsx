@@ -15,6 +15,7 @@ import { useGroupQuery } from './groupsApi';
 import { groupDeletionRequested } from './groupsSaga';
 import { InstancesSection } from './InstancesSection';
 import { MembersSection } from './MembersSection';
+import { QuotaSection } from './QuotaSection';
 
 const description = 'The members and instances of one group.';
 
@@ -67,6 +68,7 @@ export function GroupPage() {
             <GroupDetailsForm key={`${group.name}\n${group.description}`} group={group} />
           </Section>
         )}
+        <QuotaSection key={`${group.quota.maxInstances}/${group.quota.maxBackupBytes}`} group={group} canEdit={isAdmin} />
         <MembersSection group={group} canEdit={isAdmin} />
         <InstancesSection groupId={group.id} />
       </Stack>

@@ -1,4 +1,5 @@
 import type { ComponentType } from 'react';
+import { ConfirmIdentityModal } from '../profile/ConfirmIdentityModal';
 import { ConfirmModal } from './ConfirmModal';
 
 /** What a registered modal body receives: the opener's props and a way to close with a result. */
@@ -14,4 +15,5 @@ export interface ModalBodyProps<Props = Record<string, unknown>> {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each body declares its own props
 export const modalRegistry: Record<string, ComponentType<ModalBodyProps<any>>> = {
   confirm: ConfirmModal,
+  confirmIdentity: ConfirmIdentityModal,
 };

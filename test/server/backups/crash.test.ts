@@ -161,7 +161,7 @@ beforeAll(async () => {
   expect(created.status).toBe(202);
   instance = created.json;
   instance = await runningInstance();
-  const { json: secret } = await api<{ password: string }>('POST', `/instances/${instance.id}/connection/secret`, {});
+  const { json: secret } = await api<{ password: string }>('POST', `/instances/${instance.id}/connection/secret?role=superuser`, {});
   const client = new Client({ host: '127.0.0.1', port: instance.port, user: 'postgres', database: 'postgres', password: secret.password });
   await client.connect();
   // Enough that the dump takes seconds and the archive is tens of megabytes.

@@ -17,7 +17,7 @@ let world: InstanceWorld;
 let source: Instance;
 
 async function connect(instance: Instance, database = 'postgres'): Promise<Client> {
-  const { password } = (await world.call('POST', `/instances/${instance.id}/connection/secret`, {})).json() as { password: string };
+  const { password } = (await world.call('POST', `/instances/${instance.id}/connection/secret?role=superuser`, {})).json() as { password: string };
   const client = new Client({ host: '127.0.0.1', port: instance.port, user: 'postgres', database, password });
   client.on('error', () => undefined);
   await client.connect();
@@ -103,9 +103,11 @@ describe('a database backup of PostgreSQL', () => {
     const dir = fs.mkdtempSync(path.join(world.dataDir, 'unpacked-'));
     execFileSync('tar', ['-xf', storedFile(backup), '-C', dir]);
     const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
-    expect(manifest.databases.map((d: { name: string }) => d.name)).toEqual(['orders', 'postgres']);
+    // app: the owner role's default database, which every instance has.
+    expect(manifest.databases.map((d: { name: string }) => d.name)).toEqual(['app', 'orders', 'postgres']);
     expect(fs.readFileSync(path.join(dir, 'globals.sql'), 'utf8')).toMatch(/CREATE ROLE reader/);
-    const toc = execFileSync('/usr/lib/postgresql/15/bin/pg_restore', ['-l', path.join(dir, 'databases/1.dump')]).toString();
+    const orders = manifest.databases.find((d: { name: string }) => d.name === 'orders');
+    const toc = execFileSync('/usr/lib/postgresql/15/bin/pg_restore', ['-l', path.join(dir, orders.file)]).toString();
     expect(toc).toMatch(/TABLE DATA sales items/);
     fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -128,7 +130,7 @@ describe('a database backup of PostgreSQL', () => {
     await world.backups().idle();
     const verified = (await world.backups().find(backup.id))!;
     expect(verified).toMatchObject({ verifying: false, verification: { ok: true } });
-    expect(verified.verification!.detail).toMatch(/2 database\(s\), 2 table\(s\), 20300 row\(s\)/);
+    expect(verified.verification!.detail).toMatch(/3 database\(s\), 2 table\(s\), 20300 row\(s\)/);
     expect(fs.readdirSync(path.join(world.dataDir, 'instances')).filter((n) => n.startsWith('.'))).toEqual([]);
     expect(world.events('BackupUpdated').some((e) => e.backup.id === backup.id && e.backup.verification?.ok)).toBe(true);
   });

@@ -21,6 +21,8 @@ export const aProfile = (overrides: Partial<Profile> = {}): Profile => ({
 
 export const sharedKey = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 export const goodCode = '123456';
+/** The account's password: turning two-factor off or renewing recovery codes needs it (or goodCode). */
+export const currentPassword = 'Current-pass-1';
 export const recoveryCodes = Array.from({ length: 10 }, (_, i) => `code-${i}-abcd`);
 
 /**
@@ -53,6 +55,15 @@ export function accountServer(profile: Profile) {
         }
         state.profile = { ...state.profile, twoFactorEnabled: true };
         return HttpResponse.json(status(newCodes()));
+      }
+      // As the server: weakening two-factor needs the password or a current code, beside the field when wrong.
+      if (body.enable === false || body.resetRecoveryCodes) {
+        if (body.twoFactorCode !== undefined && body.twoFactorCode !== goodCode) {
+          return validationProblem({ twoFactorCode: ['The code is not valid. Enter the code your authenticator app shows now.'] });
+        }
+        if (body.twoFactorCode === undefined && body.currentPassword !== currentPassword) {
+          return validationProblem({ currentPassword: ['Your current password is not correct.'] });
+        }
       }
       if (body.enable === false) {
         state.profile = { ...state.profile, twoFactorEnabled: false };

@@ -11,6 +11,8 @@ export const aGroup = (overrides: Partial<Group> = {}): Group => ({
   memberCount: 0,
   instanceCount: 0,
   createdAt: '2025-02-03T04:05:06.000Z',
+  quota: { maxInstances: null, maxBackupBytes: null },
+  backupBytes: 0,
   ...overrides,
 });
 

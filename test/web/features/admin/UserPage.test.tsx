@@ -144,4 +144,52 @@ describe('UserPage', () => {
       { userId: 'u-bob', newPassword: 'No-digits-here7' },
     ]);
   });
+
+  it('unlocks sign-in after a confirmation, saying how it went', async () => {
+    const posts: string[] = [];
+    server.use(
+      http.post('/admin/users/:id/unlock', ({ params }) => {
+        posts.push(String(params.id));
+        return HttpResponse.json({ locksLifted: 1 });
+      }),
+    );
+    const { user } = openUser(bob);
+    await user.click(await screen.findByRole('button', { name: 'Unlock sign-in' }));
+    await confirm(user, 'Unlock sign-in for bob@example.com?', 'Cancel');
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(posts).toEqual([]);
+
+    await user.click(screen.getByRole('button', { name: 'Unlock sign-in' }));
+    await confirm(user, 'Unlock sign-in for bob@example.com?', 'Unlock');
+    expect(await screen.findByText('bob@example.com can sign in again from everywhere.')).toBeInTheDocument();
+    expect(posts).toEqual(['u-bob']);
+  });
+
+  it('resets two-factor after a confirmation, and the page shows it off', async () => {
+    const posts: string[] = [];
+    const shown = { ...bob };
+    const { user } = openUser(shown);
+    server.use(
+      http.post('/admin/users/:id/reset-2fa', ({ params }) => {
+        posts.push(String(params.id));
+        // The record the GET handler answers changes with it.
+        shown.twoFactorEnabled = false;
+        return HttpResponse.json(shown);
+      }),
+    );
+    const account = await facts();
+    expect(account.getByText('On')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Reset two-factor' }));
+    await confirm(user, 'Reset two-factor for bob@example.com?', 'Reset two-factor');
+
+    expect(await account.findByText('Off')).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Reset two-factor' })).not.toBeInTheDocument();
+    expect(posts).toEqual(['u-bob']);
+  });
+
+  it('offers no two-factor reset for a user without it', async () => {
+    openUser(aUser({ id: 'u-una', twoFactorEnabled: false }));
+    expect(await screen.findByRole('button', { name: 'Unlock sign-in' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Reset two-factor' })).not.toBeInTheDocument();
+  });
 });

@@ -17,8 +17,8 @@ const rob = aMember({ id: 'u-rob', email: 'rob@example.com' });
 const ada = aMember({ id: 'u-ada', email: 'ada@example.com', role: 'admin' });
 
 /** The screen of group g-1 with a fake that applies PUT, member POST/DELETE and DELETE to its state. */
-function openGroup(who: CurrentUser, { instances = 0 } = {}) {
-  const fake = groupServer(aGroup({ id: 'g-1', name: 'payments', memberCount: 1, instanceCount: instances }), [una], [rob, ada]);
+function openGroup(who: CurrentUser, { instances = 0, quota = aGroup().quota, backupBytes = 0 } = {}) {
+  const fake = groupServer(aGroup({ id: 'g-1', name: 'payments', memberCount: 1, instanceCount: instances, quota, backupBytes }), [una], [rob, ada]);
   const calls: string[] = [];
   const bodies: unknown[] = [];
   server.use(
@@ -26,9 +26,11 @@ function openGroup(who: CurrentUser, { instances = 0 } = {}) {
     groupsListHandler().handler,
     ...fake.handlers,
     http.put('/groups/:id', async ({ request }) => {
-      const body = (await request.json()) as GroupRequest;
-      bodies.push(body);
-      fake.state.group = { ...fake.state.group!, ...body };
+      const { quota: sent, ...body } = (await request.json()) as GroupRequest;
+      bodies.push(sent ? { ...body, quota: sent } : body);
+      // As the server stores it: an absent quota stays, an absent field is unlimited.
+      const stored = sent && { maxInstances: sent.maxInstances ?? null, maxBackupBytes: sent.maxBackupBytes ?? null };
+      fake.state.group = { ...fake.state.group!, ...body, ...(stored && { quota: stored }) };
       return HttpResponse.json(fake.state.group);
     }),
     http.post('/groups/:id/users', async ({ request }) => {
@@ -171,6 +173,48 @@ describe('GroupPage', () => {
     expect(screen.getByRole('heading', { level: 1, name: 'payments' })).toBeInTheDocument();
     expect(screen.queryByRole('region', { name: 'Details' })).not.toBeInTheDocument();
     expect(screen.queryByRole('button', { name: /Remove|Add members|Delete group/ })).not.toBeInTheDocument();
+  });
+
+  it('shows the quota with its usage, and lets an admin change it; an empty field is unlimited', async () => {
+    const { user, bodies } = openGroup(admin, { instances: 3, quota: { maxInstances: 5, maxBackupBytes: 10e9 }, backupBytes: 1.2e9 });
+    const quota = await region('Quota');
+    expect(await quota.findByText('3 of 5 instances')).toBeInTheDocument();
+    expect(quota.getByText('1.2 GB of 10 GB backups')).toBeInTheDocument();
+    expect(quota.getByLabelText('Most instances')).toHaveValue('5');
+    expect(quota.getByLabelText('Most backup storage (GB)')).toHaveValue('10');
+
+    await user.clear(quota.getByLabelText('Most instances'));
+    await user.clear(quota.getByLabelText('Most backup storage (GB)'));
+    await user.type(quota.getByLabelText('Most backup storage (GB)'), '20');
+    await user.click(quota.getByRole('button', { name: 'Save quota' }));
+    const saved = await region('Quota');
+    expect(await saved.findByText('3 instances (unlimited)')).toBeInTheDocument();
+    expect(saved.getByText('1.2 GB of 20 GB backups')).toBeInTheDocument();
+    expect(saved.getByLabelText('Most instances')).toHaveValue('');
+    expect(saved.getByLabelText('Most instances')).toHaveAttribute('placeholder', 'unlimited');
+    expect(bodies).toEqual([{ name: 'payments', quota: { maxInstances: null, maxBackupBytes: 20e9 } }]);
+  });
+
+  it('refuses a quota that is not a number of at least 0 before sending it', async () => {
+    const { user, bodies } = openGroup(admin);
+    const quota = await region('Quota');
+    await user.type(quota.getByLabelText('Most instances'), '-2');
+    await user.type(quota.getByLabelText('Most backup storage (GB)'), 'lots');
+    await user.click(quota.getByRole('button', { name: 'Save quota' }));
+    expect(await quota.findAllByText('Enter a number of at least 0, or leave it empty for unlimited.')).toHaveLength(2);
+    await user.clear(quota.getByLabelText('Most instances'));
+    await user.type(quota.getByLabelText('Most instances'), '2.5');
+    expect(quota.getByText('Enter a whole number.')).toBeInTheDocument();
+    expect(bodies).toEqual([]);
+  });
+
+  it('shows a regular member the usage of the quota, without fields to change it', async () => {
+    openGroup(regular, { instances: 1, quota: { maxInstances: 4, maxBackupBytes: null }, backupBytes: 0 });
+    const quota = await region('Quota');
+    expect(await quota.findByText('1 of 4 instances')).toBeInTheDocument();
+    expect(quota.getByText('0 B of backups (unlimited)')).toBeInTheDocument();
+    expect(quota.queryByRole('textbox')).not.toBeInTheDocument();
+    expect(quota.queryByRole('button', { name: 'Save quota' })).not.toBeInTheDocument();
   });
 
   it('says when there is no such group', async () => {

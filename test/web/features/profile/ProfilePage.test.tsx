@@ -4,7 +4,7 @@ import { http, HttpResponse } from 'msw';
 import type { Profile } from '../../../../contracts/auth';
 import { groupedKey, otpauthUri } from '../../../../src/features/profile/TwoFactorSection';
 import { admin } from '../../fixtures';
-import { accountServer, aProfile, goodCode, sharedKey } from '../../handlers/accountHandlers';
+import { accountServer, aProfile, currentPassword, goodCode, sharedKey } from '../../handlers/accountHandlers';
 import { meHandler } from '../../handlers/authHandlers';
 import { instanceScreensAtRest } from '../../handlers/instancesHandlers';
 import { validationProblem } from '../../handlers/pages';
@@ -173,7 +173,8 @@ describe('two-factor authentication', () => {
     expect(await twoFactor.findByRole('button', { name: 'Disable two-factor' })).toBeInTheDocument();
   });
 
-  it('resets the recovery codes after a confirmation, and shows the new ones', async () => {
+  // The server wants the password (or a current code) for these: the dialog asks for it.
+  it('resets the recovery codes once the password is given, and shows the new ones', async () => {
     const { user, account } = openProfile({ twoFactorEnabled: true });
     const twoFactor = await section('Two-factor authentication');
     expect(await twoFactor.findByText(/Recovery codes left/)).toHaveTextContent('Recovery codes left: 10');
@@ -185,22 +186,47 @@ describe('two-factor authentication', () => {
     expect(account.twoFactorBodies).toEqual([{}]);
 
     await user.click(twoFactor.getByRole('button', { name: 'Reset recovery codes' }));
-    await user.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Reset codes' }));
+    const asked = within(await screen.findByRole('dialog'));
+    expect(asked.getByRole('button', { name: 'Reset codes' })).toBeDisabled();
+    await user.type(asked.getByLabelText('Current password'), currentPassword);
+    await user.click(asked.getByRole('button', { name: 'Reset codes' }));
     const codes = await twoFactor.findByRole('list', { name: 'Recovery codes' });
     expect(within(codes).getByText('code-0-abcd-1')).toBeInTheDocument();
-    expect(account.twoFactorBodies.slice(0, 2)).toEqual([{}, { resetRecoveryCodes: true }]);
+    expect(account.twoFactorBodies.slice(0, 2)).toEqual([{}, { resetRecoveryCodes: true, currentPassword }]);
   });
 
-  it('disables two-factor after a confirmation', async () => {
+  it('disables two-factor once the password is given, asking again beside the field when it is wrong', async () => {
     const { user, account } = openProfile({ twoFactorEnabled: true });
     const twoFactor = await section('Two-factor authentication');
     await user.click(await twoFactor.findByRole('button', { name: 'Disable two-factor' }));
-    await user.click(
-      within(await screen.findByRole('dialog', { name: 'Disable two-factor authentication?' })).getByRole('button', {
-        name: 'Disable',
-      }),
-    );
+    let dialog = within(await screen.findByRole('dialog', { name: 'Disable two-factor authentication?' }));
+    await user.type(dialog.getByLabelText('Current password'), 'not-it');
+    await user.click(dialog.getByRole('button', { name: 'Disable' }));
+
+    dialog = within(await screen.findByRole('dialog', { name: 'Disable two-factor authentication?' }));
+    expect(await dialog.findByText('Your current password is not correct.')).toBeInTheDocument();
+    expect(dialog.getByLabelText('Current password')).toHaveAttribute('aria-invalid', 'true');
+    expect(twoFactor.queryByRole('button', { name: 'Enable two-factor' })).not.toBeInTheDocument();
+
+    await user.type(dialog.getByLabelText('Current password'), currentPassword);
+    await user.click(dialog.getByRole('button', { name: 'Disable' }));
     expect(await twoFactor.findByRole('button', { name: 'Enable two-factor' })).toBeInTheDocument();
-    expect(account.twoFactorBodies).toContainEqual({ enable: false });
+    expect(account.twoFactorBodies.filter((body) => body.enable === false)).toEqual([
+      { enable: false, currentPassword: 'not-it' },
+      { enable: false, currentPassword },
+    ]);
+  });
+
+  it('takes a code from the authenticator app instead of the password', async () => {
+    const { user, account } = openProfile({ twoFactorEnabled: true });
+    const twoFactor = await section('Two-factor authentication');
+    await user.click(await twoFactor.findByRole('button', { name: 'Disable two-factor' }));
+    const dialog = within(await screen.findByRole('dialog', { name: 'Disable two-factor authentication?' }));
+    await user.click(dialog.getByRole('button', { name: 'Use a code from your authenticator app instead' }));
+    await user.type(dialog.getByLabelText('Authentication code'), goodCode);
+    await user.click(dialog.getByRole('button', { name: 'Disable' }));
+
+    expect(await twoFactor.findByRole('button', { name: 'Enable two-factor' })).toBeInTheDocument();
+    expect(account.twoFactorBodies).toContainEqual({ enable: false, twoFactorCode: goodCode });
   });
 });
