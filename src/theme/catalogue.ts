@@ -1,4 +1,4 @@
-import { mostReadable } from './color';
+import { contrastRatio, legibleOn, mostReadable } from './color';
 
 /** A theme as SPEC §3 knows it: what the selector shows and what is stored. */
 export interface ThemeOption {
@@ -89,9 +89,15 @@ const accentLabels: Record<string, string> = { deeppurple: 'Deep Purple' };
 const capitalize = (word: string) => word[0].toUpperCase() + word.slice(1);
 const accentLabel = (accent: string) => accentLabels[accent] ?? capitalize(accent);
 
-function theme(family: string, name: string, label: string, scheme: Scheme, primary: string): Theme {
+function theme(family: string, name: string, label: string, scheme: Scheme, accent: string): Theme {
   // Dark text on bright accents (amber, teal …), white on deep ones.
-  const primaryFg = mostReadable(primary, ['#ffffff', scheme.dark ? scheme.bg : '#111827']);
+  const darkText = scheme.dark ? scheme.bg : '#111827';
+  const readable = mostReadable(accent, ['#ffffff', darkText]);
+  if (contrastRatio(accent, readable) >= 4.5) return { family, name, label, palette: { ...scheme, primary: accent, primaryFg: readable } };
+  // A mid-tone accent (purple, blue) reads with neither: deepened under white text on a light
+  // scheme, brightened under dark text on a dark one, just enough for 4.5:1 (WCAG AA).
+  const primaryFg = scheme.dark ? darkText : '#ffffff';
+  const primary = legibleOn(primaryFg, accent, scheme.dark ? '#ffffff' : '#000000');
   return { family, name, label, palette: { ...scheme, primary, primaryFg } };
 }
 

@@ -40,13 +40,16 @@ export function mostReadable(background: string, candidates: readonly string[]):
 }
 
 /**
- * `color` pushed towards `towards` just far enough to reach `minRatio` against `background`
- * (e.g. a pale amber accent darkened until it is legible as link text on white).
+ * `color` pushed towards `towards` just far enough to reach `minRatio` against every one of
+ * `backgrounds` (e.g. a pale amber accent darkened until it is legible as link text on the page,
+ * on panels and on its own tinted badges).
  */
-export function legibleOn(background: string, color: string, towards: string, minRatio = 4.5): string {
-  for (let step = 0; step <= 20; step += 1) {
-    const candidate = mix(color, towards, step / 20);
-    if (contrastRatio(background, candidate) >= minRatio) return candidate;
+export function legibleOn(backgrounds: string | readonly string[], color: string, towards: string, minRatio = 4.5): string {
+  const all = typeof backgrounds === 'string' ? [backgrounds] : backgrounds;
+  // Fine steps: the first legible shade stays as close to the theme's own accent as possible.
+  for (let step = 0; step <= 100; step += 1) {
+    const candidate = mix(color, towards, step / 100);
+    if (all.every((background) => contrastRatio(background, candidate) >= minRatio)) return candidate;
   }
   return towards;
 }

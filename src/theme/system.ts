@@ -57,7 +57,8 @@ export const themeConfig = defineConfig({
           muted: themeVar('primary-muted'),
           subtle: themeVar('primary-subtle'),
           emphasized: themeVar('primary-emphasized'),
-          focusRing: themeVar('primary'),
+          // The legible accent shade: the ring stands out from the page as well as text does.
+          focusRing: themeVar('primary-text'),
           border: themeVar('primary'),
         },
         gray: {

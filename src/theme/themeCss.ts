@@ -24,8 +24,9 @@ export function themeVariables(p: ThemePalette): Record<string, string> {
     '--w-border-emphasized': mix(p.border, p.fg, 0.2),
     '--w-primary': p.primary,
     '--w-primary-fg': p.primaryFg,
-    // The accent as text on the page (links, ghost buttons): darkened/lightened until legible.
-    '--w-primary-text': legibleOn(p.bg, p.primary, p.fg),
+    // The accent as text (links, outline/ghost buttons, the current nav entry, badges):
+    // darkened/lightened until legible (WCAG AA, 4.5:1) on every background it is drawn on.
+    '--w-primary-text': legibleOn(primaryTextBackgrounds(p), p.primary, p.fg),
     '--w-primary-subtle': tint(p.primary, 0.12),
     '--w-primary-muted': tint(p.primary, 0.22),
     '--w-primary-emphasized': tint(p.primary, 0.32),
@@ -37,6 +38,15 @@ export function themeVariables(p: ThemePalette): Record<string, string> {
     '--w-success-subtle': tint(p.success, 0.12),
     '--w-radius': p.radius,
   };
+}
+
+/**
+ * Every background the accent is drawn on as text: the page and its tints, panels, and the
+ * accent's own subtle/muted tints (badges, the current nav entry, hovered ghost buttons).
+ */
+export function primaryTextBackgrounds(p: ThemePalette): string[] {
+  const towardsFg = (amount: number) => mix(p.bg, p.fg, amount);
+  return [p.bg, p.surface, towardsFg(0.03), towardsFg(0.06), mix(p.bg, p.primary, 0.12), mix(p.bg, p.primary, 0.22)];
 }
 
 /** The stylesheet emitted as `themes/<name>.css`. */
