@@ -3,6 +3,7 @@ import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
+import { hasRole } from '../contracts/roles';
 import { createAuthorization } from './authz/authorization';
 import { systemClock, type Clock } from './clock';
 import type { Config, LogLevel } from './config';
@@ -15,7 +16,7 @@ import type { Db } from './db/schema';
 import { accessControl, requireAccessRule } from './http/auth';
 import { loggerOptions, type LogStream } from './http/logging';
 import { openApi } from './http/openapi';
-import { HttpProblem, registerProblemHandlers } from './http/problems';
+import { handleClientError, handleFrameworkError, HttpProblem, registerProblemHandlers } from './http/problems';
 import { securityHeaders } from './http/security';
 import { spa } from './http/spa';
 import { validatorCompiler } from './http/validation';
@@ -23,6 +24,7 @@ import { InProcessBus, type EventBus } from './hub/bus';
 import { defaultHubLimits, Hub, type HubLimits } from './hub/hub';
 import { groupMethods } from './hub/methods';
 import { hubRoute } from './hub/route';
+import { pathRedactor } from './instances/redact';
 import { adminRoutes } from './routes/admin';
 import { auditRoutes } from './routes/audit';
 import { authRoutes } from './routes/auth';
@@ -31,6 +33,9 @@ import { groupRoutes } from './routes/groups';
 import { healthRoutes } from './routes/health';
 import { outboxRoutes } from './routes/outbox';
 import { instanceRoutes } from './routes/instances';
+import { databaseRoutes } from './routes/databases';
+import { logRoutes } from './routes/logs';
+import { LogRetention } from './logs/retention';
 import { etcdEngine } from './engines/etcd';
 import type { Engine } from './engines/engine';
 import { pgEngine } from './engines/pg';
@@ -40,7 +45,7 @@ import { BackupService } from './backups/backupService';
 import { LocalDirectoryStorage, type BackupStorage } from './backups/storage';
 import { backupRoutes, instanceBackupRoutes } from './routes/backups';
 import path from 'node:path';
-import { instanceDefaults } from './config';
+import { instanceDefaults, logDefaults } from './config';
 
 export interface AppDeps {
   /** A store to use instead of opening `<dataDir>/warden.sqlite`; the caller keeps ownership and closes it. */
@@ -72,13 +77,18 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
   const app = Fastify({
     logger: deps.logger === false ? false : loggerOptions(deps.logger?.level ?? config.logLevel, deps.logger?.stream),
     genReqId: () => randomUUID(),
+    // Errors raised before a route runs (HTTP parser, router) answer problems too (DESIGN §6).
+    clientErrorHandler: handleClientError,
+    frameworkErrors: handleFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
 
   const groupInstances = deps.groupInstances ?? groupInstancesFromTable;
   // One authorization layer for the routes and the hub, so Join{Name} checks what the API checks.
   const authz = createAuthorization(db, groupInstances);
-  const hub = new Hub(bus, groupMethods(authz.canSeeInstance), app.log, deps.hubLimits ?? defaultHubLimits);
+  // Regular users are answered and pushed texts with the server's paths hidden (admins see them whole).
+  const redactor = pathRedactor(config.dataDir);
+  const hub = new Hub(bus, groupMethods(authz.canSeeInstance), app.log, deps.hubLimits ?? defaultHubLimits, redactor.value);
   const clock = deps.clock ?? systemClock;
   const logs = new LogService(db, bus, clock, config.logPollMs ?? instanceDefaults.logPollMs);
   const engines = deps.engines ?? {
@@ -90,12 +100,21 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
   const backups = new BackupService({ db, bus, clock, config, logs, instances, storage });
   instances.attachBackups(backups);
   const ctx: AppContext = { config, db, clock, bus, hub, logs, instances };
+  const retention = new LogRetention(db, logs, clock, {
+    maxAgeMs: config.logRetentionMs ?? logDefaults.retentionMs,
+    maxBytes: config.logMaxBytes ?? logDefaults.maxBytes,
+    intervalMs: logDefaults.trimIntervalMs,
+  });
   // Tell clients to reconnect (to this server's successor) before connections are torn down.
   app.addHook('preClose', async () => hub.close());
 
   // Added synchronously so it sees every route, including ones a test adds after buildApp returns.
   app.addHook('onRoute', requireAccessRule);
   registerProblemHandlers(app);
+  // Every JSON answer (problems too) passes here: health, status reasons, operation and backup errors.
+  app.addHook('preSerialization', async (request, _reply, payload: unknown) =>
+    request.principal && hasRole(request.principal, 'admin') ? payload : redactor.value(payload),
+  );
 
   app.register(async () => migrateToLatest(db));
   // After migrations; instances keep running when the server stops (close only stops watching).
@@ -103,9 +122,11 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
     app.addHook('onReady', async () => {
       await instances.startSupervision();
       await backups.start();
+      retention.start();
     });
   }
   app.addHook('preClose', async () => {
+    await retention.stop();
     await backups.close();
     await instances.close();
   });
@@ -133,11 +154,13 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
   app.register(auditRoutes, { prefix: '/admin', ctx });
   app.register(groupRoutes, { prefix: '/groups', ctx, authz, instances: groupInstances });
   app.register(instanceRoutes, { prefix: '/instances', ctx, authz, service: instances });
+  app.register(databaseRoutes, { prefix: '/instances', ctx, authz, service: instances });
   app.register(instanceBackupRoutes, { prefix: '/instances', ctx, authz, service: backups });
   app.register(backupRoutes, { ctx, authz, service: backups });
+  app.register(logRoutes, { ctx, authz });
 
   // Tests, benchmarks and main reach the services of this app through it.
-  return Object.assign(app, { instances, instanceLogs: logs, backups });
+  return Object.assign(app, { instances, instanceLogs: logs, backups, logRetention: retention });
 }
 
 export type App = ReturnType<typeof buildApp>;

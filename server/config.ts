@@ -43,10 +43,18 @@ export interface Config {
   logPollMs?: number;
   /** Calls per minute naming one account (by e-mail) to each of login, forgotPassword, resendConfirmationEmail, resetPassword. */
   accountRateLimit?: number;
+  /** Instances one user may create or clone per minute (WARDEN_INSTANCE_CREATE_RATE_LIMIT). */
+  instanceCreateRateLimit?: number;
+  /** Log entries older than this are trimmed (WARDEN_LOG_RETENTION, e.g. 14d); 0 keeps them. */
+  logRetentionMs?: number;
+  /** The log store is trimmed, oldest first, to this many bytes of entries (WARDEN_LOG_MAX_BYTES); 0 is no cap. */
+  logMaxBytes?: number;
 }
 
 export const identityDefaults = { allowRegistration: false, authRateLimit: 20, accountRateLimit: 10 } as const;
-export const instanceDefaults = { instancePorts: { from: 15400, to: 15999 }, probeIntervalMs: 5000, logPollMs: 1000 } as const;
+export const instanceDefaults = { instancePorts: { from: 15400, to: 15999 }, probeIntervalMs: 5000, logPollMs: 1000, instanceCreateRateLimit: 10 } as const;
+
+export const logDefaults = { retentionMs: 14 * 86_400_000, maxBytes: 0, trimIntervalMs: 60_000 } as const;
 
 type Env = Record<string, string | undefined>;
 
@@ -88,6 +96,15 @@ export function loadConfig(env: Env = process.env): Config {
     instancePorts: parsePortRange(read('WARDEN_INSTANCE_PORTS')),
     probeIntervalMs: parseInteger('WARDEN_PROBE_INTERVAL_MS', read('WARDEN_PROBE_INTERVAL_MS'), instanceDefaults.probeIntervalMs, 200, 3_600_000),
     logPollMs: parseInteger('WARDEN_LOG_POLL_MS', read('WARDEN_LOG_POLL_MS'), instanceDefaults.logPollMs, 50, 60_000),
+    instanceCreateRateLimit: parseInteger(
+      'WARDEN_INSTANCE_CREATE_RATE_LIMIT',
+      read('WARDEN_INSTANCE_CREATE_RATE_LIMIT'),
+      instanceDefaults.instanceCreateRateLimit,
+      1,
+      100_000,
+    ),
+    logRetentionMs: parseDuration('WARDEN_LOG_RETENTION', read('WARDEN_LOG_RETENTION'), logDefaults.retentionMs),
+    logMaxBytes: parseByteSize('WARDEN_LOG_MAX_BYTES', read('WARDEN_LOG_MAX_BYTES'), logDefaults.maxBytes),
     allowRegistration: parseBoolean('WARDEN_ALLOW_REGISTRATION', read('WARDEN_ALLOW_REGISTRATION'), identityDefaults.allowRegistration),
     smtpUrl: parseSmtpUrl(read('WARDEN_SMTP_URL')),
     mailFrom: read('WARDEN_MAIL_FROM'),
@@ -113,6 +130,28 @@ function parseInteger(name: string, raw: string | undefined, fallback: number, m
   if (!/^\d+$/.test(raw) || value < min || value > max) {
     throw new Error(`${name} must be a whole number from ${min} to ${max}, got '${raw}'`);
   }
+  return value;
+}
+
+const durationUnits: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** `14d`, `36h`, `90m`, `0` (off). */
+export function parseDuration(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  if (raw === '0') return 0;
+  const match = /^(\d{1,6})([smhdw])$/.exec(raw);
+  if (!match) throw new Error(`${name} must be a number with a unit s, m, h, d or w (e.g. 14d), or 0 to keep everything, got '${raw}'`);
+  return Number(match[1]) * durationUnits[match[2]];
+}
+
+const byteUnits: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
+
+/** `500000000`, `512MB`, `2GB`, `0` (no cap); units are powers of 1024. */
+export function parseByteSize(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const match = /^(\d{1,15})\s*([kmgt]?)i?b?$/i.exec(raw);
+  const value = match ? Number(match[1]) * byteUnits[match[2].toLowerCase()] : NaN;
+  if (!match || !Number.isSafeInteger(value)) throw new Error(`${name} must be a size like 2GB or 500MB (or 0 for no cap), got '${raw}'`);
   return value;
 }
 

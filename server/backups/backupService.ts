@@ -46,10 +46,10 @@ import {
 import { findInstanceRow, updateInstanceRow, type InstanceRow } from '../db/instances';
 import type { Db } from '../db/schema';
 import type { InstanceRuntime } from '../engines/engine';
-import { giveToEngineUser, giveTreeToEngineUser } from '../engines/processRunner';
+import { existingInstanceUser, giveToEngineUser, giveTreeToEngineUser, instanceUser } from '../engines/processRunner';
 import type { Audience, EventBus } from '../hub/bus';
 import { hubGroupNames } from '../hub/methods';
-import { memberIdsOfGroup } from '../db/groups';
+import { findGroup, groupUsage, memberIdsOfGroup } from '../db/groups';
 import { pageWindow } from '../db/paging';
 import { HttpProblem, validationProblem } from '../http/problems';
 import type { InstanceBackups, InstanceService } from '../instances/instanceService';
@@ -58,6 +58,7 @@ import { digestOf, pack, sizeOnDisk, unpack } from './archive';
 import { dueSlot, nextRuns, scheduleProblems } from './cronSchedule';
 import { planRetention, type RetentionPolicy } from './retention';
 import { parseRange, UrlSigner } from './signedUrls';
+import { writeInstanceFile } from '../engines/instanceFiles';
 import { readChunkBytes, VerifyingStream, type BackupStorage } from './storage';
 
 export interface BackupServiceDeps {
@@ -272,6 +273,7 @@ export class BackupService implements InstanceBackups {
     // Claimed before the first await that could let a second request in.
     this.running.set(instanceId, entry);
     try {
+      await this.checkBackupQuota(instance, kind);
       await insertBackup(this.db, {
         id,
         instance_id: instanceId,
@@ -333,7 +335,8 @@ export class BackupService implements InstanceBackups {
     };
     try {
       fs.mkdirSync(staging, { mode: 0o700 });
-      giveToEngineUser(staging);
+      // The instance's own tools (etcdctl) write into it; pg's dumps are written by the server.
+      giveToEngineUser(existingInstanceUser(rt), staging);
       let contents: BackupContents;
       let format: string | null = null;
       let parts: { dir: string; paths: string[] }[];
@@ -349,7 +352,7 @@ export class BackupService implements InstanceBackups {
         const paths = engine.fileBackupPaths(rt, withData);
         contents = { dataDirectory: withData };
         const manifest = { kind: 'file', engine: instance.type, instance: instance.name, takenAt: this.now().toISOString(), paths, dataDirectory: withData };
-        fs.writeFileSync(path.join(staging, 'manifest.json'), JSON.stringify(manifest, null, 2), { mode: 0o600 });
+        writeInstanceFile(path.join(staging, 'manifest.json'), JSON.stringify(manifest, null, 2), { within: staging });
         parts = [
           { dir: staging, paths: ['manifest.json'] },
           { dir: rt.dir, paths },
@@ -391,12 +394,13 @@ export class BackupService implements InstanceBackups {
         properties: { backupId: id, sha256: stored.sha256, sizeBytes: stored.sizeBytes },
       });
     } catch (error) {
-      await this.change(id, { status: 'failed', finished_at: this.now().toISOString(), error: message(error) });
+      const reason = await this.failureReason(instance.id, kind, rt, error);
+      await this.change(id, { status: 'failed', finished_at: this.now().toISOString(), error: reason });
       await this.deps.logs.write({
         level: 'error',
         instanceId: instance.id,
         handler: 'backup',
-        message: `Backup ${id} failed: ${message(error)}`,
+        message: `Backup ${id} failed: ${reason}`,
         properties: { backupId: id },
       });
     } finally {
@@ -407,6 +411,47 @@ export class BackupService implements InstanceBackups {
     await this.publish('BackupCompleted', { backup } satisfies BackupCompletedPayload, instance.id);
     if (backup.status === 'succeeded' && kind === 'database') await this.prune(instance.id).catch(() => undefined);
     return backup;
+  }
+
+  /**
+   * Why a backup failed, in the operator's terms first: a database backup cut off by a stop or a
+   * restart of its instance (or by the engine dying) says so, then gives the engine's own words.
+   */
+  private async failureReason(instanceId: string, kind: BackupKind, rt: InstanceRuntime, error: unknown): Promise<string> {
+    const words = message(error);
+    if (kind !== 'database') return words;
+    const row = await findInstanceRow(this.db, instanceId).catch(() => undefined);
+    const engine = row ? this.deps.instances.engine(row.type) : null;
+    const cause =
+      row?.operation_kind === 'restart'
+        ? 'The instance was restarted during the backup'
+        : row?.operation_kind === 'stop' || row?.desired_state === 'stopped'
+          ? 'The instance was stopped during the backup'
+          : engine && engine.pid(rt) === null
+            ? 'The instance stopped running during the backup'
+            : null;
+    return cause ? `${cause}: ${words}` : words;
+  }
+
+  /**
+   * 409 when the instance's group keeps as many backup bytes as its quota allows, or would with one
+   * more backup the size of the instance's last one of this kind (the best guess of the new one's size).
+   */
+  private async checkBackupQuota(instance: InstanceRow, kind: BackupKind) {
+    if (!instance.group_id) return;
+    const group = await findGroup(this.db, instance.group_id);
+    const max = group?.quota.maxBackupBytes ?? null;
+    if (!group || max === null) return;
+    const kept = (await groupUsage(this.db, group.id)).backupBytes;
+    const last = (await backupsOfInstance(this.db, instance.id, kind)).find((b) => b.status === 'succeeded' && b.size_bytes !== null);
+    const expected = last?.size_bytes ?? 0;
+    if (kept >= max || kept + expected > max) {
+      throw new HttpProblem(
+        409,
+        `group '${group.name}' has reached its quota of ${formatBytes(max)} of backups (${formatBytes(kept)} kept${expected > 0 ? `, the last backup of ${instance.name} took ${formatBytes(expected)}` : ''}): delete old backups or ask an admin to raise the quota`,
+        { title: 'Quota reached' },
+      );
+    }
   }
 
   /** The update's safety net: a database backup of a running instance, else a cold file backup. */
@@ -670,10 +715,11 @@ export class BackupService implements InstanceBackups {
         ok = true;
         detail = 'The checksum matches and the archive unpacks.';
       } else {
-        giveTreeToEngineUser(staging);
         const recorded = JSON.parse(row.contents ?? '{}') as BackupContents;
         const scratch = await this.deps.instances.scratch(row.engine, row.id);
         dispose = scratch.dispose;
+        // The scratch instance's own user restores from it.
+        giveTreeToEngineUser(instanceUser(scratch.rt), staging);
         const engine = this.deps.instances.engine(row.engine);
         await engine.restoreDatabase(staging, scratch.rt, {});
         const found = await engine.inspect(scratch.rt, recorded);
@@ -723,7 +769,7 @@ export class BackupService implements InstanceBackups {
           await this.markCorrupt(row, actual, 'a restore');
           throw new Error('The backup file no longer matches its checksum (marked corrupt): nothing was restored.');
         }
-        giveTreeToEngineUser(staging);
+        giveTreeToEngineUser(instanceUser(target), staging);
         await this.deps.instances.engine(row.engine).restoreDatabase(staging, target, parameters);
       } finally {
         fs.rmSync(staging, { recursive: true, force: true });

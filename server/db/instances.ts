@@ -19,9 +19,15 @@ const sortColumns = {
   health: 'instances.health_level',
 } as const;
 
+/**
+ * Why a taken name is refused. Names are unique across all groups (they name folders and roles), so
+ * the same words answer whether or not the caller may see the instance holding it: nothing more leaks.
+ */
+export const instanceNameUnavailable = 'This name is not available.';
+
 export class DuplicateInstanceNameError extends Error {
   constructor(readonly instanceName: string) {
-    super(`An instance named ${instanceName} already exists.`);
+    super(instanceNameUnavailable);
   }
 }
 
@@ -74,6 +80,20 @@ export async function allInstanceRows(db: Db): Promise<InstanceRow[]> {
 
 export async function instanceNameTaken(db: Db, name: string): Promise<boolean> {
   return (await db.selectFrom('instances').select('id').where('name', '=', name).executeTakeFirst()) !== undefined;
+}
+
+/** Who besides admins may see each instance's events: its group's members, for many instances in one read. */
+export async function memberIdsOfInstances(db: Db, instanceIds: string[]): Promise<Map<string, string[]>> {
+  const members = new Map(instanceIds.map((id): [string, string[]] => [id, []]));
+  if (instanceIds.length === 0) return members;
+  const rows = await db
+    .selectFrom('instances')
+    .innerJoin('group_members', 'group_members.group_id', 'instances.group_id')
+    .select(['instances.id as instanceId', 'group_members.user_id as userId'])
+    .where('instances.id', 'in', instanceIds)
+    .execute();
+  for (const row of rows) members.get(row.instanceId)?.push(row.userId);
+  return members;
 }
 
 export interface InstanceListQuery extends PageWindow {
@@ -160,25 +180,33 @@ export async function portsInUse(db: Db): Promise<Set<number>> {
 }
 
 /** Creations per day (YYYY-MM-DD) and type in [from, to). */
+/** Instances of these groups only; null is every instance (admins). */
+type VisibleGroups = string[] | null;
+
 export async function creationsPerDay(
   db: Db,
   from: string,
   to: string,
   type?: InstanceType,
+  visibleGroupIds: VisibleGroups = null,
 ): Promise<{ day: string; type: InstanceType; count: number }[]> {
+  if (visibleGroupIds !== null && visibleGroupIds.length === 0) return [];
   let query = db
     .selectFrom('instances')
     .select([sql<string>`substr(created_at, 1, 10)`.as('day'), 'type', (eb) => eb.fn.countAll<number>().as('count')])
     .where('created_at', '>=', from)
     .where('created_at', '<', to);
   if (type) query = query.where('type', '=', type);
+  if (visibleGroupIds !== null) query = query.where('group_id', 'in', visibleGroupIds);
   const rows = await query.groupBy([sql`substr(created_at, 1, 10)`, 'type']).execute();
   return rows.map((r) => ({ day: r.day, type: r.type, count: Number(r.count) }));
 }
 
-export async function countCreatedBefore(db: Db, before: string, type?: InstanceType): Promise<number> {
+export async function countCreatedBefore(db: Db, before: string, type?: InstanceType, visibleGroupIds: VisibleGroups = null): Promise<number> {
+  if (visibleGroupIds !== null && visibleGroupIds.length === 0) return 0;
   let query = db.selectFrom('instances').select((eb) => eb.fn.countAll<number>().as('n')).where('created_at', '<', before);
   if (type) query = query.where('type', '=', type);
+  if (visibleGroupIds !== null) query = query.where('group_id', 'in', visibleGroupIds);
   return Number((await query.executeTakeFirstOrThrow()).n);
 }
 

@@ -1,4 +1,5 @@
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
+import { installLogSearch } from './logSearch';
 
 // Migrations live in code (DESIGN §3) and only use Kysely's schema builder, so they run unchanged
 // on the PostgreSQL store later. Never edit a shipped migration; add the next one.
@@ -234,6 +235,53 @@ const migrations: Record<string, Migration> = {
         .addColumn('last_run_at', 'text')
         .addColumn('updated_at', 'text', (c) => c.notNull())
         .execute();
+    },
+  },
+
+  '0006_group_quotas': {
+    async up(db) {
+      // Null is unlimited: existing groups keep working as before.
+      await db.schema.alterTable('groups').addColumn('max_instances', 'integer').execute();
+      await db.schema.alterTable('groups').addColumn('max_backup_bytes', 'integer').execute();
+    },
+  },
+
+  '0007_auth_hardening': {
+    async up(db) {
+      // The last authenticator step a code was accepted for: a code is good once, not for its whole window.
+      await db.schema.alterTable('users').addColumn('two_factor_last_step', 'integer').execute();
+
+      // Failed sign-ins and lockouts per account and client address, so one client cannot lock an account out everywhere.
+      await db.schema
+        .createTable('login_failures')
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('address', 'text', (c) => c.notNull())
+        .addColumn('failures', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('lockout_end', 'text')
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('login_failures_pk', ['user_id', 'address'])
+        .execute();
+    },
+  },
+
+  '0008_log_search': {
+    async up(db) {
+      // The global Logs screen sorts by time within any scope. Every index costs ingestion and about
+      // 50 bytes an entry, so only these: time alone (logs_timestamp) serves the newest page, a range
+      // and one level everywhere (levels are dense enough to filter while walking it); an instance,
+      // with or without a level, walks its own. The id-ordered level and handler indexes give way.
+      await db.schema.dropIndex('logs_instance_level').execute();
+      await db.schema.dropIndex('logs_instance_handler').execute();
+      await db.schema.createIndex('logs_instance_time').on('logs').columns(['instance_id', 'timestamp']).execute();
+      await db.schema.createIndex('logs_instance_level_time').on('logs').columns(['instance_id', 'level', 'timestamp']).execute();
+      // Running totals per instance ('' for the control plane), so size and the byte cap need no scan.
+      await db.schema
+        .createTable('log_totals')
+        .addColumn('scope', 'text', (c) => c.primaryKey())
+        .addColumn('entries', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('bytes', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await installLogSearch(db);
     },
   },
 };

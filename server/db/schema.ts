@@ -23,6 +23,8 @@ export interface UsersTable {
   security_stamp: string;
   created_at: string;
   last_login_at: string | null;
+  /** The authenticator step of the last accepted code; only later steps are accepted (no replay). */
+  two_factor_last_step: number | null;
 }
 
 export type SessionKind = 'cookie' | 'access' | 'refresh';
@@ -103,6 +105,10 @@ export interface GroupsTable {
   name_key: string;
   description: string;
   created_at: string;
+  /** Quota (DESIGN §10): at most this many instances; null is unlimited. */
+  max_instances: number | null;
+  /** Quota: at most this many bytes of kept backups of the group's instances; null is unlimited. */
+  max_backup_bytes: number | null;
 }
 
 export interface GroupMembersTable {
@@ -160,6 +166,13 @@ export interface LogsTable {
   properties: string;
 }
 
+/** Running totals of the log store per instance ('' for the control plane), kept by the store itself. */
+export interface LogTotalsTable {
+  scope: string;
+  entries: number;
+  bytes: number;
+}
+
 export interface LogOffsetsTable {
   /** Absolute path of an engine's log file. */
   file: string;
@@ -203,6 +216,15 @@ export interface BackupSchedulesTable {
   updated_at: string;
 }
 
+/** Failed sign-ins of one account from one client address, and that pair's lockout. */
+export interface LoginFailuresTable {
+  user_id: string;
+  address: string;
+  failures: number;
+  lockout_end: string | null;
+  updated_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -216,8 +238,10 @@ export interface Database {
   config_revisions: ConfigRevisionsTable;
   logs: LogsTable;
   log_offsets: LogOffsetsTable;
+  log_totals: LogTotalsTable;
   backups: BackupsTable;
   backup_schedules: BackupSchedulesTable;
+  login_failures: LoginFailuresTable;
 }
 
 export type Db = Kysely<Database>;

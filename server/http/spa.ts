@@ -7,7 +7,7 @@ import { HttpProblem, sendProblem } from './problems';
 
 // Paths that never answer the SPA, even to a navigation: the API's own documents, the hub, health,
 // downloads the browser navigates to, built assets, and /auth (e-mail links such as confirmEmail).
-const apiOnlyPrefixes = ['/api', '/uihub', '/healthz', '/client-versions/download', '/downloads', '/static', '/themes', '/auth'];
+const apiOnlyPrefixes = ['/api', '/uihub', '/healthz', '/client-versions/download', '/downloads', '/logs/export', '/static', '/themes', '/auth'];
 
 
 function pathOf(request: FastifyRequest): string {

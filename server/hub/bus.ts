@@ -7,9 +7,15 @@ export type Audience =
   | { kind: 'all' }
   | { kind: 'users'; userIds: string[] }
   | { kind: 'admins' }
+  /** Everybody in a hub group: only for events any signed-in user may see (never an instance's or a group's). */
   | { kind: 'group'; group: string }
-  /** Members of any of these hub groups who are admins or among `userIds` (an instance's group members). */
-  | { kind: 'scoped'; groups: string[]; userIds: string[] };
+  /**
+   * Members of any of these hub groups who are admins or among `userIds` (an instance's group
+   * members), read by the publisher for each event: joining a hub group is checked once, this always.
+   */
+  | { kind: 'scoped'; groups: string[]; userIds: string[] }
+  /** Regular users among `userIds` who joined this hub group (admins get an event of their own). */
+  | { kind: 'groupMembers'; group: string; userIds: string[] };
 
 export interface HubEvent {
   event: string;

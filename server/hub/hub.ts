@@ -19,8 +19,12 @@ export interface HubPrincipal {
 }
 
 export interface HubLimits {
-  /** Largest text frame accepted, in bytes. */
+  /** Largest text frame accepted, in bytes; ws itself drops frames over twice this (route.ts). */
   maxMessageBytes: number;
+  /** Messages a connection may send per second, sustained… */
+  maxMessagesPerSecond: number;
+  /** …and at once after a quiet spell (a page joining its groups). */
+  messageBurst: number;
   maxGroupsPerConnection: number;
   maxConnectionsPerUser: number;
   /** The server pings at least this often (the client gives up after its 30 s server timeout). */
@@ -31,8 +35,11 @@ export interface HubLimits {
   maxBufferedBytes: number;
 }
 
+/** Every hub limit, in one place. */
 export const defaultHubLimits: HubLimits = {
-  maxMessageBytes: 32 * 1024,
+  maxMessageBytes: 64 * 1024,
+  maxMessagesPerSecond: 50,
+  messageBurst: 20,
   maxGroupsPerConnection: 64,
   maxConnectionsPerUser: 16,
   pingIntervalMs: 15_000,
@@ -59,11 +66,27 @@ class Connection {
   handshaken = false;
   lastSeen = Date.now();
   readonly groups = new Set<string>();
+  /** A token bucket: one token per message, refilled at maxMessagesPerSecond up to messageBurst. */
+  private tokens: number;
+  private refilledAt = Date.now();
 
   constructor(
     readonly socket: WebSocket,
     readonly principal: HubPrincipal,
-  ) {}
+    private readonly limits: HubLimits,
+  ) {
+    this.tokens = limits.messageBurst;
+  }
+
+  /** Takes a token for one message; false when the client sends faster than allowed. */
+  takeMessageToken(): boolean {
+    const now = Date.now();
+    this.tokens = Math.min(this.limits.messageBurst, this.tokens + ((now - this.refilledAt) / 1000) * this.limits.maxMessagesPerSecond);
+    this.refilledAt = now;
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
 
   send(frame: string) {
     if (this.socket.readyState === this.socket.OPEN) this.socket.send(frame);
@@ -91,6 +114,8 @@ export class Hub {
     methods: GroupMethod[],
     private readonly log: HubLogger,
     readonly limits: HubLimits = defaultHubLimits,
+    /** What a regular user's connection receives of a payload (server paths hidden); admins get it whole. */
+    private readonly forRegularUser: (payload: unknown) => unknown = (payload) => payload,
   ) {
     for (const method of methods) this.methods.set(method.name, method);
     this.unsubscribe = bus.subscribe((event) => this.deliver(event));
@@ -111,13 +136,14 @@ export class Hub {
   }
 
   accept(socket: WebSocket, principal: HubPrincipal): void {
-    const connection = new Connection(socket, principal);
+    const connection = new Connection(socket, principal, this.limits);
     // A client reconnecting while the server shuts down would otherwise hold the close open.
     if (this.closing) return connection.close('Server is shutting down.', true);
     this.connections.add(connection);
     socket.on('message', (data, isBinary) => this.receive(connection, data as Buffer, isBinary));
     socket.on('close', () => this.connections.delete(connection));
-    socket.on('error', (error) => this.log.warn({ err: error, userId: principal.userId }, 'hub socket error'));
+    // ws reports a client's broken frame (invalid UTF-8, over maxPayload) here and closes the socket itself.
+    socket.on('error', (error) => this.log.info({ reason: error.message, userId: principal.userId }, 'hub socket error'));
   }
 
   /** Closes every connection of a user (logout elsewhere, disabled, password changed). */
@@ -143,6 +169,10 @@ export class Hub {
     return [...this.connections].filter((c) => c.principal.userId === userId).map((c) => [...c.groups]);
   }
 
+  /**
+   * Every frame a client sends ends here, and nothing it holds may escape as an exception
+   * (DESIGN §11): bad input gets a Close with the reason (before the handshake, {"error"}).
+   */
   private receive(connection: Connection, data: Buffer, isBinary: boolean) {
     connection.lastSeen = Date.now();
     try {
@@ -150,33 +180,36 @@ export class Hub {
       if (data.length > this.limits.maxMessageBytes) {
         throw new ProtocolError(`Message is too large: at most ${this.limits.maxMessageBytes} bytes.`);
       }
-      const records = splitRecords(data.toString('utf8'));
-      for (const record of records) {
-        if (!connection.handshaken) {
-          this.handshake(connection, record);
-          if (!connection.handshaken) return;
-          continue;
+      for (const record of splitRecords(data.toString('utf8'))) {
+        // A Close from the client ends the connection: the rest of its frame is not read.
+        if (connection.socket.readyState !== connection.socket.OPEN) return;
+        if (!connection.takeMessageToken()) {
+          throw new ProtocolError(`Too many messages: at most ${this.limits.maxMessagesPerSecond} per second.`);
         }
-        this.dispatch(connection, record);
+        if (connection.handshaken) this.dispatch(connection, record);
+        else this.handshake(connection, record);
       }
     } catch (error) {
-      if (!(error instanceof ProtocolError)) throw error;
-      this.log.info({ userId: connection.principal.userId, reason: error.message }, 'hub protocol error');
-      if (connection.handshaken) connection.close(error.message, false);
-      else {
-        connection.send(JSON.stringify({ error: error.message }) + recordSeparator);
-        connection.socket.close(1002);
+      if (error instanceof ProtocolError) {
+        this.log.info({ userId: connection.principal.userId, reason: error.message }, 'hub protocol error');
+        this.refuse(connection, error.message);
+      } else {
+        // A bug of ours, not the client's: logged in full, the client only hears that it failed.
+        this.log.warn({ err: error, userId: connection.principal.userId }, 'hub message failed');
+        this.refuse(connection, 'An unexpected error occurred on the server.');
       }
     }
   }
 
+  private refuse(connection: Connection, reason: string) {
+    if (connection.handshaken) return connection.close(reason, false);
+    connection.send(JSON.stringify({ error: reason }) + recordSeparator);
+    connection.socket.close(1002);
+  }
+
   private handshake(connection: Connection, record: string) {
     const refusal = checkHandshake(record);
-    if (refusal) {
-      connection.send(JSON.stringify({ error: refusal }) + recordSeparator);
-      connection.socket.close(1002);
-      return;
-    }
+    if (refusal) throw new ProtocolError(refusal);
     connection.handshaken = true;
     connection.send('{}' + recordSeparator);
   }
@@ -185,7 +218,7 @@ export class Hub {
     const message = parseClientMessage(record);
     switch (message.type) {
       case MessageType.Invocation:
-        void this.invoke(connection, message);
+        this.invoke(connection, message).catch((error: unknown) => this.log.warn({ err: error, target: message.target }, 'hub method failed'));
         return;
       case MessageType.StreamInvocation:
         connection.send(encode({ type: MessageType.Completion, invocationId: message.invocationId, error: 'Streaming hub methods are not supported.' }));
@@ -226,15 +259,31 @@ export class Hub {
     }
   }
 
+  /**
+   * Who may see an event is decided when it is published (the publisher reads the instance's group
+   * members from the store once per event), so a user removed from a group stops receiving at once
+   * although their connection still holds the hub groups it joined. Per connection this costs a
+   * Set lookup, whatever the number of connections or members.
+   */
   private deliver(event: HubEvent) {
-    const frame = encode({ type: MessageType.Invocation, target: event.event, arguments: [event.payload] });
+    const frames = new Map<boolean, string>();
+    const frameFor = (admin: boolean) => {
+      let frame = frames.get(admin);
+      if (frame === undefined) {
+        const payload = admin ? event.payload : this.forRegularUser(event.payload);
+        frame = encode({ type: MessageType.Invocation, target: event.event, arguments: [payload] });
+        frames.set(admin, frame);
+      }
+      return frame;
+    };
+    const reaches = audienceTest(event.audience);
     for (const connection of this.connections) {
-      if (!connection.handshaken || !reaches(event.audience, connection)) continue;
+      if (!connection.handshaken || !reaches(connection)) continue;
       if (connection.socket.bufferedAmount > this.limits.maxBufferedBytes) {
         connection.close('The connection is too slow to keep up with events.', true);
         continue;
       }
-      connection.send(frame);
+      connection.send(frameFor(connection.principal.role === 'admin'));
     }
   }
 
@@ -253,20 +302,28 @@ export class Hub {
   }
 }
 
-function reaches(audience: Audience, connection: Connection): boolean {
+/** The test one event's audience puts to each connection, its user ids made a Set once. */
+function audienceTest(audience: Audience): (connection: Connection) => boolean {
+  const isAdmin = (connection: Connection) => connection.principal.role === 'admin';
   switch (audience.kind) {
     case 'all':
-      return true;
+      return () => true;
     case 'admins':
-      return connection.principal.role === 'admin';
-    case 'users':
-      return audience.userIds.includes(connection.principal.userId);
+      return isAdmin;
+    case 'users': {
+      const userIds = new Set(audience.userIds);
+      return (connection) => userIds.has(connection.principal.userId);
+    }
     case 'group':
-      return connection.groups.has(audience.group);
-    case 'scoped':
-      return (
-        audience.groups.some((group) => connection.groups.has(group)) &&
-        (connection.principal.role === 'admin' || audience.userIds.includes(connection.principal.userId))
-      );
+      return (connection) => connection.groups.has(audience.group);
+    case 'scoped': {
+      const userIds = new Set(audience.userIds);
+      return (connection) =>
+        audience.groups.some((group) => connection.groups.has(group)) && (isAdmin(connection) || userIds.has(connection.principal.userId));
+    }
+    case 'groupMembers': {
+      const userIds = new Set(audience.userIds);
+      return (connection) => connection.groups.has(audience.group) && !isAdmin(connection) && userIds.has(connection.principal.userId);
+    }
   }
 }

@@ -5,7 +5,8 @@ import { HubError, type GroupMethod, type HubPrincipal } from './hub';
 export const hubGroupNames = {
   instances: 'instances',
   instance: (id: string) => `instance:${id}`,
-  logs: (instanceId: string | null) => `logs:${instanceId ?? 'control-plane'}`,
+  /** null: the caller's whole log scope (JoinLogs(null)). */
+  logs: (instanceId: string | null) => `logs:${instanceId ?? 'all'}`,
   backups: (instanceId: string | null) => `backups:${instanceId ?? 'all'}`,
   users: 'users',
   groups: 'groups',
@@ -35,8 +36,8 @@ function adminOnly(principal: HubPrincipal) {
 
 /**
  * Join{Name}/Leave{Name} of DESIGN §8. Joining checks access exactly like the HTTP API:
- * instance-scoped groups through `canSeeInstance`, the control plane's own logs and the user list
- * for admins only.
+ * instance-scoped groups through `canSeeInstance`, the user list for admins only; JoinLogs(null)
+ * is open to everyone, its events carrying only the entries each receiver may see.
  */
 export function groupMethods(canSeeInstance: InstanceAccess): GroupMethod[] {
   const visibleInstance = async (principal: HubPrincipal, id: string | null) => {
@@ -56,8 +57,8 @@ export function groupMethods(canSeeInstance: InstanceAccess): GroupMethod[] {
     {
       name: 'Logs',
       resolveGroup: async (principal, args) => {
+        // null is anyone's whole scope: what each receives is cut to it when the entries go out.
         const id = instanceIdArg(args, true);
-        if (id === null) adminOnly(principal);
         await visibleInstance(principal, id);
         return hubGroupNames.logs(id);
       },

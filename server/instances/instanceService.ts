@@ -24,14 +24,16 @@ import {
   findInstanceRow,
   insertInstance,
   instanceNameTaken,
+  instanceNameUnavailable,
   updateInstanceRow,
   type InstanceChange,
   type InstanceRow,
 } from '../db/instances';
-import { memberIdsOfGroup } from '../db/groups';
+import { findGroup, groupUsage, memberIdsOfGroup } from '../db/groups';
 import type { Db } from '../db/schema';
 import type { Engine, EngineHealth, InstanceRuntime } from '../engines/engine';
-import { EngineError } from '../engines/processRunner';
+import { mayEdit, parameterPolicy, policyErrors, refusal } from '../engines/parameterPolicy';
+import { EngineError, removeInstanceUser } from '../engines/processRunner';
 import type { Audience, EventBus } from '../hub/bus';
 import { hubGroupNames } from '../hub/methods';
 import { HttpProblem, validationProblem } from '../http/problems';
@@ -73,6 +75,26 @@ export interface InstanceBackups {
 
 const stoppedHealth: Health = { level: 'good', checks: [{ name: 'process', level: 'good', message: 'stopped on request' }] };
 
+/**
+ * Restarting crashed engines, like systemd's Restart=on-failure with a start limit: the delay doubles
+ * from 1 s up to a minute, and the fifth crash within ten minutes leaves the instance offline.
+ */
+const crashBurst = 5;
+const crashWindowMs = 10 * 60_000;
+const crashLoopReason = `crash loop: the engine stopped ${crashBurst} times within ${crashWindowMs / 60_000} minutes; start it to try again`;
+function crashBackoffMs(crashes: number): number {
+  return Math.min(1000 * 2 ** (crashes - 1), 60_000);
+}
+
+interface CrashState {
+  /** When each crash within the window was found (clock ms). */
+  at: number[];
+  /** When the pending start is due; null when none is pending. */
+  nextStartAt: number | null;
+  gaveUp: boolean;
+  timer: NodeJS.Timeout | null;
+}
+
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -94,6 +116,7 @@ export class InstanceService {
   private probing: Promise<void> | null = null;
   private closed = false;
   private backups: InstanceBackups | null = null;
+  private readonly crashes = new Map<string, CrashState>();
   readonly instancesDir: string;
 
   constructor(private readonly deps: InstanceServiceDeps) {
@@ -118,18 +141,19 @@ export class InstanceService {
   async nameProblem(name: string): Promise<string | null> {
     const local = instanceNameProblem(name);
     if (local) return local;
-    return (await instanceNameTaken(this.deps.db, name)) ? `An instance named ${name} already exists.` : null;
+    return (await instanceNameTaken(this.deps.db, name)) ? instanceNameUnavailable : null;
   }
 
   // ---- Create and clone ----
 
-  async create(input: CreateInput, author: string | null): Promise<Instance> {
+  async create(input: CreateInput, author: string | null, isAdmin = false): Promise<Instance> {
     const nameProblem = await this.nameProblem(input.name);
     if (nameProblem) throw validationProblem({ name: [nameProblem] });
     const engine = this.engine(input.type);
     await this.ensureUsable(engine);
     if (Object.keys(input.parameters).length > 0) {
-      const errors = await this.checkInitialParameters(engine, input.parameters);
+      const refused = policyErrors(input.type, input.parameters, isAdmin);
+      const errors = Object.keys(refused).length > 0 ? refused : await this.checkInitialParameters(engine, input.parameters);
       if (Object.keys(errors).length > 0) throw validationProblem(errors);
     }
     const id = randomUUID();
@@ -223,6 +247,8 @@ export class InstanceService {
   private async insert(id: string, input: CreateInput, author: string | null, kind: OperationKind): Promise<Instance> {
     const now = this.deps.clock().toISOString();
     await this.ports.withPorts(input.type === 'etcd' ? 2 : 1, async ([port, peerPort]) => {
+      // Checked where inserts run one at a time, so two creations cannot both take the last place.
+      if (input.groupId) await this.checkInstanceQuota(input.groupId);
       try {
         await insertInstance(this.deps.db, {
           id,
@@ -254,6 +280,16 @@ export class InstanceService {
     return instance;
   }
 
+  /** 409 when the group already holds as many instances as its quota allows. */
+  private async checkInstanceQuota(groupId: string) {
+    const group = await findGroup(this.deps.db, groupId);
+    const max = group?.quota.maxInstances ?? null;
+    if (!group || max === null) return;
+    if ((await groupUsage(this.deps.db, groupId)).instances >= max) {
+      throw new HttpProblem(409, `group '${group.name}' has reached its quota of ${max} instance${max === 1 ? '' : 's'}`, { title: 'Quota reached' });
+    }
+  }
+
   private async ensureUsable(engine: Engine) {
     const missing = await engine.unavailable();
     if (missing) throw new HttpProblem(503, missing, { title: 'Engine not installed' });
@@ -279,6 +315,8 @@ export class InstanceService {
 
   async start(id: string): Promise<Instance> {
     await this.requireRow(id);
+    // A start by hand is a fresh chance: the crash count starts again.
+    this.forgetCrashes(id);
     return this.operate(id, 'start', { desired_state: 'running' }, async (row, rt, engine) => {
       if (row.status === 'unInitialized') {
         await engine.initialize(rt, await revisionParameters(this.deps.db, id));
@@ -292,6 +330,7 @@ export class InstanceService {
   async stop(id: string): Promise<Instance> {
     const row = await this.requireRow(id);
     if (row.status === 'unInitialized') throw new HttpProblem(409, 'The instance was never initialized: there is nothing to stop.');
+    this.forgetCrashes(id);
     return this.operate(id, 'stop', { desired_state: 'stopped' }, async (_row, rt, engine) => {
       await engine.stop(rt);
       await this.settle(id, 'stopped', null, stoppedHealth);
@@ -302,9 +341,11 @@ export class InstanceService {
   async restart(id: string): Promise<Instance> {
     const row = await this.requireRow(id);
     if (row.status === 'unInitialized') throw new HttpProblem(409, 'The instance was never initialized: start it instead.');
+    this.forgetCrashes(id);
     return this.operate(id, 'restart', { desired_state: 'running' }, async (current, rt, engine) => {
       if (engine.pid(rt) === null) await this.startEngine(current, rt, engine);
       else {
+        await this.resetManaged(id, rt, engine);
         await engine.restart(rt);
         await this.probeInto(current, rt, engine);
       }
@@ -354,7 +395,10 @@ export class InstanceService {
       this.deps.logs.untail(id);
       if (engine.pid(rt) !== null) await engine.stop(rt);
       if (fs.existsSync(rt.dir)) await engine.remove(rt);
+      // Also when the folder was already gone (a delete retried after a failure).
+      removeInstanceUser(rt.id);
       const audience = await this.audience(row);
+      this.forgetCrashes(id);
       await deleteInstanceRow(this.deps.db, id);
       this.deps.bus.publish({ event: 'InstanceDeleted', payload: { id }, audience });
       await this.deps.logs.write({
@@ -379,13 +423,18 @@ export class InstanceService {
 
   // ---- Configuration ----
 
-  async configuration(id: string): Promise<InstanceConfig> {
+  /** The parameters with who may set each; managed values that name host paths are an admin's to see. */
+  async configuration(id: string, isAdmin = false): Promise<InstanceConfig> {
     const row = await this.requireRow(id);
     if (row.status === 'unInitialized') throw new HttpProblem(409, 'The instance is not initialized yet: its configuration does not exist.');
     const rt = this.runtime(row);
     const engine = this.engine(row.type);
     try {
-      const parameters = await engine.parameters(rt);
+      const parameters = (await engine.parameters(rt)).map((p) => {
+        const { policy } = parameterPolicy(row.type, p.name);
+        const hidden = !isAdmin && policy === 'managed' && p.value.includes('/');
+        return { ...p, value: hidden ? '(set by Warden)' : p.value, policy, editable: mayEdit(policy, isAdmin), reason: refusal(row.type, p.name, isAdmin) };
+      });
       const pendingRestart = await engine.pendingRestart(rt);
       return { revision: (await latestRevision(this.deps.db, id))?.revision ?? 0, parameters, pendingRestart };
     } catch (error) {
@@ -403,6 +452,7 @@ export class InstanceService {
     changes: Record<string, string>,
     apply: 'none' | 'reload' | 'restart',
     author: string | null,
+    isAdmin = false,
   ): Promise<UpdateConfigResponse> {
     const row = await this.requireRow(id);
     if (row.status === 'unInitialized') throw new HttpProblem(409, 'The instance is not initialized yet: wait for it to be created.');
@@ -415,10 +465,14 @@ export class InstanceService {
     try {
       let errors: Record<string, string[]>;
       try {
-        errors = await engine.validate(rt, changes);
+        // Every parameter is reported at once: what the caller may not set, and what is wrong with the rest.
+        const refused = policyErrors(row.type, changes, isAdmin);
+        const allowed = Object.fromEntries(Object.entries(changes).filter(([name]) => !(name in refused)));
+        errors = { ...(await engine.validate(rt, allowed)), ...refused };
       } catch (error) {
         throw error instanceof EngineError ? new HttpProblem(409, error.message) : error;
       }
+      // Nothing is written when any parameter is refused.
       if (Object.keys(errors).length > 0) throw validationProblem(errors);
       // The previous value as the console saved it (with its unit), else the engine's current setting.
       const saved = await revisionParameters(this.deps.db, id);
@@ -457,7 +511,7 @@ export class InstanceService {
     return { revision, ...result, applied: 'none' };
   }
 
-  async restoreRevision(id: string, revision: number, apply: 'none' | 'reload' | 'restart', author: string | null) {
+  async restoreRevision(id: string, revision: number, apply: 'none' | 'reload' | 'restart', author: string | null, isAdmin = false) {
     const row = await this.requireRow(id);
     const target = await revisionParameters(this.deps.db, id, revision);
     if (target === null) throw new HttpProblem(404, `The instance has no configuration revision ${revision}.`);
@@ -476,7 +530,7 @@ export class InstanceService {
     }
     for (const [name, value] of Object.entries(changes)) if (current[name] === value) delete changes[name];
     if (Object.keys(changes).length === 0) throw new HttpProblem(409, `The configuration already matches revision ${revision}.`);
-    return this.configure(id, changes, apply, author);
+    return this.configure(id, changes, apply, author, isAdmin);
   }
 
   revisions(id: string, page: number, pageSize: number) {
@@ -497,6 +551,7 @@ export class InstanceService {
       try {
         if (engine.pid(rt) !== null) await engine.stop(rt);
         fs.rmSync(rt.dir, { recursive: true, force: true });
+        removeInstanceUser(rt.id);
       } finally {
         this.ports.release(ports);
       }
@@ -516,9 +571,15 @@ export class InstanceService {
       const match = /^\.scratch-(pg|etcd)-/.exec(name);
       if (!match) continue;
       const engine = this.engine(match[1] as InstanceType);
-      const rt: InstanceRuntime = { id: name, dir: path.join(this.instancesDir, name), port: 0 };
+      // The id `scratch` gave it, so its system user is found and removed too.
+      const rt: InstanceRuntime = { id: `scratch-${name.slice(match[0].length)}`, dir: path.join(this.instancesDir, name), port: 0 };
       if (engine.pid(rt) !== null) await engine.stop(rt).catch(() => undefined);
       fs.rmSync(rt.dir, { recursive: true, force: true });
+      try {
+        removeInstanceUser(rt.id);
+      } catch {
+        // A user still in use is left for an operator; the server starts anyway.
+      }
     }
   }
 
@@ -565,7 +626,10 @@ export class InstanceService {
     this.probing ??= (async () => {
       for (const row of await allInstanceRows(this.deps.db)) {
         if (this.closed) return;
-        if (!this.busy.has(row.id) && !row.operation_kind) await this.refresh(row.id).catch(() => undefined);
+        if (!this.busy.has(row.id) && !row.operation_kind) {
+          await this.refresh(row.id).catch(() => undefined);
+          await this.restartIfCrashed(row.id).catch(() => undefined);
+        }
       }
     })().finally(() => {
       this.probing = null;
@@ -577,6 +641,7 @@ export class InstanceService {
   async close(): Promise<void> {
     this.closed = true;
     if (this.probeTimer) clearInterval(this.probeTimer);
+    for (const state of this.crashes.values()) if (state.timer) clearTimeout(state.timer);
     const pending = Promise.allSettled([...this.busy.values(), this.probing]);
     await Promise.race([pending, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
     await this.deps.logs.stop();
@@ -592,6 +657,68 @@ export class InstanceService {
     const row = await findInstanceRow(this.deps.db, id);
     if (!row || row.status === 'unInitialized') return row?.status;
     return this.probeInto(row, this.runtime(row), this.engine(row.type));
+  }
+
+  /**
+   * An instance that should run, whose process is gone while no operation runs, crashed: it is
+   * started again after a backoff (a timer, and every probe, check whether the start is due), until
+   * the fifth crash within the window leaves it offline as a crash loop.
+   */
+  private async restartIfCrashed(id: string): Promise<void> {
+    if (this.closed || this.busy.has(id)) return;
+    const row = await findInstanceRow(this.deps.db, id);
+    // Checked again after the read: a start launched meanwhile is not a crash.
+    if (this.closed || this.busy.has(id)) return;
+    if (!row || row.status === 'unInitialized' || row.desired_state !== 'running' || row.operation_kind) return;
+    const engine = this.engine(row.type);
+    const rt = this.runtime(row);
+    if (engine.pid(rt) !== null) return;
+    const state = this.crashes.get(id) ?? { at: [], nextStartAt: null, gaveUp: false, timer: null };
+    this.crashes.set(id, state);
+    if (state.gaveUp) return;
+    const now = this.deps.clock().getTime();
+    if (state.nextStartAt === null) {
+      state.at = [...state.at.filter((t) => now - t < crashWindowMs), now];
+      if (state.at.length >= crashBurst) {
+        state.gaveUp = true;
+        await this.probeInto(row, rt, engine);
+        await this.deps.logs.write({
+          level: 'error',
+          instanceId: id,
+          handler: 'supervisor',
+          message: `The engine stopped ${state.at.length} times within ${crashWindowMs / 60_000} minutes: left offline (crash loop). Start it to try again.`,
+          properties: { crashes: state.at.length },
+        });
+        return;
+      }
+      const delay = crashBackoffMs(state.at.length);
+      state.nextStartAt = now + delay;
+      state.timer = setTimeout(() => void this.restartIfCrashed(id).catch(() => undefined), delay);
+      state.timer.unref();
+      await this.deps.logs.write({
+        level: 'warning',
+        instanceId: id,
+        handler: 'supervisor',
+        message: `The engine process is gone (crash ${state.at.length} within ${crashWindowMs / 60_000} minutes; at ${crashBurst} it is left offline): starting it again in ${delay / 1000} s.`,
+        properties: { crashes: state.at.length, delayMs: delay },
+      });
+      return;
+    }
+    if (now < state.nextStartAt) return;
+    state.nextStartAt = null;
+    if (state.timer) clearTimeout(state.timer);
+    state.timer = null;
+    const crashes = state.at.length;
+    this.launch(id, 'start', async (current, currentRt) => {
+      await this.startEngine(current, currentRt, engine);
+      return `started again after a crash (${crashes} within ${crashWindowMs / 60_000} minutes)`;
+    });
+  }
+
+  private forgetCrashes(id: string) {
+    const state = this.crashes.get(id);
+    if (state?.timer) clearTimeout(state.timer);
+    this.crashes.delete(id);
   }
 
   // ---- Internals ----
@@ -666,8 +793,22 @@ export class InstanceService {
 
   private async startEngine(row: InstanceRow, rt: InstanceRuntime, engine: Engine) {
     this.deps.logs.tail(row.id, engine.logDir(rt), row.type);
+    await this.resetManaged(row.id, rt, engine);
     await engine.start(rt);
     await this.probeInto(row, rt, engine);
+  }
+
+  /** Managed values saved before the policy existed (or by hand) are dropped before a start, and said so. */
+  private async resetManaged(id: string, rt: InstanceRuntime, engine: Engine) {
+    const removed = engine.resetManaged(rt);
+    if (removed.length === 0) return;
+    await this.deps.logs.write({
+      level: 'warning',
+      instanceId: id,
+      handler: 'config',
+      message: `Reset to Warden's values before starting, as they are managed by Warden: ${removed.join(', ')}`,
+      properties: { removed },
+    });
   }
 
   private async probeInto(row: InstanceRow, rt: InstanceRuntime, engine: Engine): Promise<InstanceStatus> {
@@ -679,7 +820,8 @@ export class InstanceService {
     if (health.running) status = 'running';
     else if (current.desired_state === 'running') {
       status = 'offline';
-      reason = failingChecks(health);
+      // A crash loop stays named as one until someone starts the instance.
+      reason = this.crashes.get(row.id)?.gaveUp && engine.pid(rt) === null ? crashLoopReason : failingChecks(health);
     } else if (engine.pid(rt) !== null) status = 'running';
     else {
       status = 'stopped';
@@ -689,12 +831,15 @@ export class InstanceService {
     return status;
   }
 
-  /** Records status and health; publishes InstanceStatusChanged when either changed. */
+  /**
+   * Records status and health; publishes InstanceStatusChanged only when the status, the reason, the
+   * health level or the checks (as a set of name, level and message) changed, so a quiet instance is quiet.
+   */
   private async settle(id: string, status: InstanceStatus, reason: string | null, health: Health) {
     const row = await findInstanceRow(this.deps.db, id);
     if (!row) return;
     const checks = JSON.stringify(health.checks);
-    if (row.status === status && row.status_reason === reason && row.health_level === health.level && row.health_checks === checks) return;
+    if (row.status === status && row.status_reason === reason && row.health_level === health.level && sameChecks(row.health_checks, health.checks)) return;
     await this.change(id, { status, status_reason: reason, health_level: health.level, health_checks: checks });
     const version = (await findInstanceRow(this.deps.db, id))?.version ?? row.version + 1;
     const payload: InstanceStatusChangedPayload = { id, status, previousStatus: row.status, statusReason: reason, health, version };
@@ -724,6 +869,16 @@ export class InstanceService {
     const instance = known ?? (await findInstance(this.deps.db, id));
     if (!instance) return;
     this.deps.bus.publish({ event, payload: { instance }, audience: await this.audience({ id, group_id: instance.groupId }) });
+  }
+}
+
+/** Whether the stored checks (JSON) hold the same name, level and message triples as `checks`, in any order. */
+function sameChecks(stored: string, checks: Health['checks']): boolean {
+  const key = (list: Health['checks']) => list.map((c) => JSON.stringify([c.name, c.level, c.message])).sort().join('\n');
+  try {
+    return key(JSON.parse(stored) as Health['checks']) === key(checks);
+  } catch {
+    return false;
   }
 }
 

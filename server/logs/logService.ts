@@ -3,6 +3,7 @@ import type { InstanceType } from '../../contracts/instanceValues';
 import type { Clock } from '../clock';
 import { insertLogEntries, offsetStore, type NewLogEntry } from '../db/logs';
 import type { Db } from '../db/schema';
+import { memberIdsOfInstances } from '../db/instances';
 import type { EventBus } from '../hub/bus';
 import { hubGroupNames } from '../hub/methods';
 import { parseEtcdZapLine, parsePgJsonLine, type ParsedLogLine } from './engineLogLines';
@@ -33,6 +34,8 @@ export class LogService {
   private flushTimer: NodeJS.Timeout | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
   private polling: Promise<void> | null = null;
+  /** Flushes run one after another, so LogsAppended keeps the order the entries were stored in. */
+  private flushing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly db: Db,
@@ -97,7 +100,7 @@ export class LogService {
     if (this.pollTimer) clearInterval(this.pollTimer);
     this.pollTimer = null;
     await this.polling;
-    this.flush();
+    await this.flush();
   }
 
   private announce(entries: LogEntry[]) {
@@ -112,14 +115,54 @@ export class LogService {
     }
   }
 
-  private flush() {
+  /**
+   * JoinLogs(null): one event per flush and receiver with every entry they may see now, so a
+   * receiver still gets at most four a second however many instances log: all of them to admins,
+   * each member the entries of their groups' instances (the control plane's own: admins only).
+   */
+  private announceWholeScope(batches: [string | null, LogEntry[]][], members: Map<string, string[]>) {
+    const event = (entries: LogEntry[]): LogsAppendedPayload => {
+      const ordered = entries.sort((a, b) => a.id - b.id);
+      const skipped = Math.max(0, ordered.length - maxEntriesPerEvent);
+      return { instanceId: null, entries: ordered.slice(skipped), skipped };
+    };
+    const group = hubGroupNames.logs(null);
+    this.bus.publish({ event: 'LogsAppended', payload: event(batches.flatMap(([, entries]) => entries)), audience: { kind: 'scoped', groups: [group], userIds: [] } });
+    const perUser = new Map<string, LogEntry[]>();
+    for (const [instanceId, entries] of batches) {
+      for (const userId of instanceId === null ? [] : (members.get(instanceId) ?? [])) perUser.set(userId, [...(perUser.get(userId) ?? []), ...entries]);
+    }
+    for (const [userId, entries] of perUser) {
+      this.bus.publish({ event: 'LogsAppended', payload: event(entries), audience: { kind: 'groupMembers', group, userIds: [userId] } });
+    }
+  }
+
+  private flush(): Promise<void> {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = null;
-    for (const [instanceId, entries] of this.pending) {
-      const skipped = Math.max(0, entries.length - maxEntriesPerEvent);
-      const payload: LogsAppendedPayload = { instanceId, entries: entries.slice(skipped), skipped };
-      this.bus.publish({ event: 'LogsAppended', payload, audience: { kind: 'group', group: hubGroupNames.logs(instanceId) } });
-    }
+    const batches = [...this.pending];
     this.pending.clear();
+    this.flushing = this.flushing.then(async () => {
+      let members: Map<string, string[]>;
+      try {
+        members = await memberIdsOfInstances(this.db, batches.flatMap(([instanceId]) => (instanceId === null ? [] : [instanceId])));
+      } catch {
+        // The store is closing: the entries are stored, only their announcement is lost.
+        return;
+      }
+      for (const [instanceId, entries] of batches) {
+        const skipped = Math.max(0, entries.length - maxEntriesPerEvent);
+        const payload: LogsAppendedPayload = { instanceId, entries: entries.slice(skipped), skipped };
+        // Admins and the instance's group members now (the control plane's own entries: admins only),
+        // read for every flush rather than trusted from JoinLogs, so a member removed from the group
+        // (or an instance moved to another) stops receiving at once. One read covers every instance.
+        const userIds = instanceId === null ? [] : (members.get(instanceId) ?? []);
+        this.bus.publish({ event: 'LogsAppended', payload, audience: { kind: 'scoped', groups: [hubGroupNames.logs(instanceId)], userIds } });
+      }
+      this.announceWholeScope(batches, members);
+    });
+    // One failed announcement must not stop the ones after it.
+    this.flushing = this.flushing.catch(() => undefined);
+    return this.flushing;
   }
 }

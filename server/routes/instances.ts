@@ -23,10 +23,12 @@ import {
   ValidateNameResponse,
   instanceSortFields,
 } from '../../contracts/instances';
+import { pgDefaultDatabase, pgOwnerRole } from '../../contracts/databases';
 import { LogsPage, LogsQuery, type LogLevel } from '../../contracts/logs';
 import { Page, PageQuery } from '../../contracts/page';
 import { Problem } from '../../contracts/problem';
 import { hasRole } from '../../contracts/roles';
+import { perUser } from '../auth/rateLimits';
 import { audited } from '../authz/audited';
 import type { Authorization } from '../authz/authorization';
 import type { AppContext } from '../context';
@@ -34,11 +36,14 @@ import { findGroup } from '../db/groups';
 import { findInstance, findInstanceRow, listInstances, updateInstanceRow } from '../db/instances';
 import { queryLogs, uniqueHandlers } from '../db/logs';
 import { pageWindow, sortKeys } from '../db/paging';
-import { pgSuperuserPassword } from '../engines/pg';
+import { pgSuperuserPassword, pgSuperuserTarget } from '../engines/pg';
+import { pgOwnerPassword, rotateOwnerPassword } from '../engines/pgRoles';
+import { pgProblem } from './databases';
 import { callerEmail, principalOf } from '../http/auth';
 import { HttpProblem, validationProblem } from '../http/problems';
 import { creationGraph } from '../instances/graphs';
 import type { InstanceService } from '../instances/instanceService';
+import { instanceDefaults } from '../config';
 
 const tags = ['instances'];
 const id = Type.String({ minLength: 1, maxLength: 64 });
@@ -54,6 +59,7 @@ const RevisionsQuery = Type.Object(
 );
 const RestoreRequest = Type.Object({ apply: UpdateConfigRequest.properties.apply }, { additionalProperties: false });
 const EmptyBody = Type.Optional(Type.Object({}, { additionalProperties: false }));
+const SecretQuery = Type.Object({ role: Type.Optional(Type.Enum(['owner', 'superuser'])) }, { additionalProperties: false });
 const accepted = { 202: Instance, 404: Problem, 409: Problem };
 
 /** /instances (SPEC §7, DESIGN §5, §10): every call scoped by the one authorization layer. */
@@ -62,6 +68,8 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{
   authz: Authorization;
   service: InstanceService;
 }> = async (app, { ctx, authz, service }) => {
+  // Creating and cloning share one per-user count, so no one fills the host with instances in seconds.
+  const creationLimit = perUser(app, ctx.config.instanceCreateRateLimit ?? instanceDefaults.instanceCreateRateLimit, 'create or clone instances');
   /** The instance if the caller may see it; otherwise 404, so outsiders cannot tell hidden from absent. */
   const visible = async (request: FastifyRequest, instanceId: string) => {
     const instance = (await authz.canSeeInstance(principalOf(request), instanceId)) ? await findInstance(ctx.db, instanceId) : undefined;
@@ -112,11 +120,12 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{
     '',
     {
       config: { access: 'user' },
+      preHandler: creationLimit,
       schema: {
         tags,
         summary: 'Create an instance: 202, then it initializes and starts (InstanceUpdated / OperationCompleted)',
         body: CreateInstanceRequest,
-        response: { 202: Instance, 400: Problem, 503: Problem },
+        response: { 202: Instance, 400: Problem, 409: Problem, 429: Problem, 503: Problem },
       },
     },
     async (request, reply) => {
@@ -126,6 +135,7 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{
         const created = await service.create(
           { name: body.name, type: body.type, groupId, description: body.description ?? '', parameters: body.parameters ?? {} },
           await callerEmail(ctx.db, request),
+          hasRole(principalOf(request), 'admin'),
         );
         note.target = created.id;
         note.detail = { name: created.name, type: created.type, groupId };
@@ -153,7 +163,7 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{
       config: { access: 'user' },
       schema: {
         tags,
-        summary: 'Instance creations per day, week or month over a range, by type, with the cumulative count',
+        summary: 'Creations of the instances the caller may see per day, week or month over a range, by type, with the cumulative count',
         querystring: GraphsQuery,
         response: { 200: GraphsResponse, 400: Problem },
       },
@@ -161,7 +171,7 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{
     async (request) => {
       const { from, to, bucket = 'day', type } = request.query;
       if (from > to) throw validationProblem({ to: ['must not be before from'] });
-      return creationGraph(ctx.db, { from, to, bucket, type });
+      return creationGraph(ctx.db, { from, to, bucket, type, visibleGroupIds: await authz.visibleGroupIds(principalOf(request)) });
     },
   );
 
@@ -266,12 +276,13 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{
     '/:id/clone',
     {
       config: { access: 'user' },
+      preHandler: creationLimit,
       schema: {
         tags,
         summary: 'A new instance (same type and group) from a consistent copy of this one, or restored from one of its database backups (backupId)',
         params: IdParams,
         body: CloneRequest,
-        response: { 202: Instance, 400: Problem, 404: Problem, 409: Problem, 503: Problem },
+        response: { 202: Instance, 400: Problem, 404: Problem, 409: Problem, 429: Problem, 503: Problem },
       },
     },
     async (request, reply) => {
@@ -307,11 +318,17 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{
 
   app.get(
     '/:id/connection',
-    { config: { access: 'user' }, schema: { tags, summary: 'How to connect (without the password)', params: IdParams, response: { 200: ConnectionInfo, 404: Problem } } },
+    { config: { access: 'user' }, schema: { tags, summary: 'How to connect as the owner role (without the password)', params: IdParams, response: { 200: ConnectionInfo, 404: Problem } } },
     async (request) => {
       const instance = await visible(request, request.params.id);
       if (instance.type === 'pg') {
-        return { host: instance.host, port: instance.port, user: 'postgres', database: 'postgres', uri: `postgresql://postgres@${instance.host}:${instance.port}/postgres` };
+        return {
+          host: instance.host,
+          port: instance.port,
+          user: pgOwnerRole,
+          database: pgDefaultDatabase,
+          uri: `postgresql://${pgOwnerRole}@${instance.host}:${instance.port}/${pgDefaultDatabase}`,
+        };
       }
       return { host: instance.host, port: instance.port, user: null, database: null, uri: `http://${instance.host}:${instance.port}` };
     },
@@ -320,19 +337,60 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{
   app.post(
     '/:id/connection/secret',
     {
-      config: { access: 'admin' },
-      schema: { tags, summary: "The superuser's password (admins only; audited)", params: IdParams, body: EmptyBody, response: { 200: ConnectionSecret, 404: Problem, 409: Problem } },
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: "The owner role's password for members of the instance's group; ?role=superuser the superuser's, for admins only (audited)",
+        params: IdParams,
+        querystring: SecretQuery,
+        body: EmptyBody,
+        response: { 200: ConnectionSecret, 403: Problem, 404: Problem, 409: Problem },
+      },
     },
     async (request) => {
       const instance = await visible(request, request.params.id);
-      return audited(ctx, request, { action: 'instances.connection.secret', target: instance.id, detail: { name: instance.name } }, async () => {
-        const row = (await findInstanceRow(ctx.db, instance.id))!;
+      const superuser = request.query.role === 'superuser';
+      const note = superuser
+        ? { action: 'instances.connection.secret.superuser', target: instance.id, detail: { name: instance.name, dangerous: true } }
+        : { action: 'instances.connection.secret', target: instance.id, detail: { name: instance.name, role: pgOwnerRole } };
+      return audited(ctx, request, note, async () => {
+        // The superuser reaches the host's files and programs: people work as the owner role (DESIGN §11).
+        if (superuser && !hasRole(principalOf(request), 'admin')) throw new HttpProblem(403, "Only admins may reveal the superuser's password.");
         if (instance.type !== 'pg') throw new HttpProblem(409, 'etcd instances have no password: they listen on loopback without authentication.');
-        try {
-          return { password: pgSuperuserPassword(service.runtime(row)) };
-        } catch {
-          throw new HttpProblem(409, 'The instance is not initialized yet: it has no password.');
+        const rt = service.runtime((await findInstanceRow(ctx.db, instance.id))!);
+        if (superuser) {
+          try {
+            return { password: pgSuperuserPassword(rt) };
+          } catch {
+            throw new HttpProblem(409, 'The instance is not initialized yet: it has no password.');
+          }
         }
+        const password = pgOwnerPassword(rt);
+        if (password === null) throw new HttpProblem(409, 'The instance has no owner role yet: it is made when the instance starts, so start (or restart) it once.');
+        return { password };
+      });
+    },
+  );
+
+  app.post(
+    '/:id/connection/rotate',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: "A new password for the owner role (the old one stops working); the instance must be running (audited)",
+        params: IdParams,
+        body: EmptyBody,
+        response: { 200: ConnectionSecret, 404: Problem, 409: Problem },
+      },
+    },
+    async (request) => {
+      const instance = await visible(request, request.params.id);
+      return audited(ctx, request, { action: 'instances.connection.rotate', target: instance.id, detail: { name: instance.name, role: pgOwnerRole } }, async () => {
+        if (instance.type !== 'pg') throw new HttpProblem(409, 'etcd instances have no password: they listen on loopback without authentication.');
+        if (instance.status !== 'running') throw new HttpProblem(409, 'The instance is not running: start it to rotate the password.');
+        const rt = service.runtime((await findInstanceRow(ctx.db, instance.id))!);
+        return { password: await pgProblem(() => rotateOwnerPassword(pgSuperuserTarget(rt))) };
       });
     },
   );
@@ -343,7 +401,7 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{
       config: { access: 'user' },
       schema: { tags, summary: 'Configuration parameters with their metadata and the current revision', params: IdParams, response: { 200: InstanceConfig, 404: Problem, 409: Problem } },
     },
-    async (request) => service.configuration((await visible(request, request.params.id)).id),
+    async (request) => service.configuration((await visible(request, request.params.id)).id, hasRole(principalOf(request), 'admin')),
   );
 
   app.put(
@@ -362,7 +420,7 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{
       const instance = await visible(request, request.params.id);
       const { parameters, apply = 'reload' } = request.body;
       return audited(ctx, request, { action: 'instances.config.update', target: instance.id, detail: { parameters, apply } }, async () =>
-        service.configure(instance.id, parameters, apply, await callerEmail(ctx.db, request)),
+        service.configure(instance.id, parameters, apply, await callerEmail(ctx.db, request), hasRole(principalOf(request), 'admin')),
       );
     },
   );
@@ -396,7 +454,7 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{
       const instance = await visible(request, request.params.id);
       const { revision } = request.params;
       return audited(ctx, request, { action: 'instances.config.restore', target: instance.id, detail: { revision } }, async () =>
-        service.restoreRevision(instance.id, revision, request.body.apply ?? 'reload', await callerEmail(ctx.db, request)),
+        service.restoreRevision(instance.id, revision, request.body.apply ?? 'reload', await callerEmail(ctx.db, request), hasRole(principalOf(request), 'admin')),
       );
     },
   );

@@ -7,9 +7,11 @@ import { backupsSaga } from '../features/backups/backupsSaga';
 import { groupsSaga } from '../features/groups/groupsSaga';
 import { instancesSaga } from '../features/instances/instancesSaga';
 import { configurationSaga } from '../features/instances/configurationSaga';
+import { databasesSaga } from '../features/instances/databasesSaga';
 import { updatesSaga } from '../features/instances/updatesSaga';
 import { twoFactorSaga } from '../features/profile/twoFactorSaga';
 import { debugMessageSaga } from '../features/debug/debugMessageSaga';
+import { logsSaga } from '../features/logs/logsSaga';
 import { realtimeSaga } from '../features/realtime/hubSaga';
 import type { StoreDeps } from './deps';
 
@@ -22,10 +24,12 @@ export function* rootSaga(deps: StoreDeps): SagaIterator {
     fork(groupsSaga, deps),
     fork(instancesSaga, deps),
     fork(configurationSaga),
+    fork(databasesSaga),
     fork(updatesSaga),
     fork(backupsSaga),
     fork(twoFactorSaga),
     fork(debugMessageSaga),
+    fork(logsSaga),
     ...(deps.createHub ? [fork(realtimeSaga, deps.createHub)] : []),
   ]);
 }

@@ -3,6 +3,7 @@ import createSagaMiddleware from 'redux-saga';
 import { baseApi } from '../api/baseApi';
 import { authSlice } from '../features/auth/authSlice';
 import { instancesUpdateSlice } from '../features/instances/updatesSlice';
+import { logsTailSlice } from '../features/logs/logsSlice';
 import { realtimeSlice } from '../features/realtime/realtimeSlice';
 import { uiSlice } from '../features/ui/uiSlice';
 import { windowDeps, type StoreDeps } from './deps';
@@ -14,6 +15,7 @@ const rootReducer = combineReducers({
   [uiSlice.name]: uiSlice.reducer,
   [realtimeSlice.name]: realtimeSlice.reducer,
   [instancesUpdateSlice.name]: instancesUpdateSlice.reducer,
+  [logsTailSlice.name]: logsTailSlice.reducer,
 });
 
 export type RootState = ReturnType<typeof rootReducer>;

@@ -38,7 +38,7 @@ test('an admin takes a database backup, watches it run and succeed live, and dow
   await expect.poll(() => statusOf(page.request, id), { timeout: 90_000 }).toBe('running');
 
   // Enough data (pgbench -s 20, ~300 MB) that the backup runs for seconds, not an instant the bar could slip through.
-  const { password } = await (await page.request.post(`${baseURL()}/instances/${id}/connection/secret`, { headers: change(), data: {} })).json();
+  const { password } = await (await page.request.post(`${baseURL()}/instances/${id}/connection/secret?role=superuser`, { headers: change(), data: {} })).json();
   execFileSync('/usr/lib/postgresql/15/bin/pgbench', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-i', '-q', '-s', '20', 'postgres'], {
     env: { ...process.env, PGPASSWORD: password },
     stdio: 'ignore',

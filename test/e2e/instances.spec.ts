@@ -51,7 +51,7 @@ test('an admin creates a pg instance, watches it reach running, changes a parame
 
   // The running server really has the new value: psql over the instance's loopback port.
   const secret = await (
-    await page.request.post(`${baseURL()}/instances/${id}/connection/secret`, {
+    await page.request.post(`${baseURL()}/instances/${id}/connection/secret?role=superuser`, {
       headers: { accept: 'application/json', 'content-type': 'application/json', origin: baseURL() },
       data: {},
     })

@@ -73,6 +73,8 @@ const expectations: Record<string, Rule> = {
   'GET /admin/users/{id}': adminOnly(200),
   'PUT /admin/users/{id}': adminOnly(200),
   'POST /admin/users/change-password': adminOnly(200),
+  'POST /admin/users/{id}/unlock': adminOnly(200),
+  'POST /admin/users/{id}/reset-2fa': adminOnly(200),
 
   'GET /groups': signedIn(200),
   'POST /groups': adminOnly(201),
@@ -103,7 +105,18 @@ const expectations: Record<string, Rule> = {
   'POST /instances/{id}/clone': groupScoped(202),
   'GET /instances/{id}/is-latest': groupScoped(200),
   'GET /instances/{id}/connection': groupScoped(200),
-  'POST /instances/{id}/connection/secret': adminOnly(200),
+  // Members get the owner role's password; ?role=superuser is an admin's (pgRoles.test.ts).
+  'POST /instances/{id}/connection/secret': groupScoped(200),
+  // These talk to the running server, which the inert engine does not run: past the access rule
+  // they answer 409 (the instance does not answer), while outsiders still get 404.
+  'POST /instances/{id}/connection/rotate': groupScoped(409),
+  'GET /instances/{id}/databases': groupScoped(409),
+  'POST /instances/{id}/databases': groupScoped(409),
+  'DELETE /instances/{id}/databases/{name}': groupScoped(409),
+  'GET /instances/{id}/roles': groupScoped(409),
+  'POST /instances/{id}/roles': groupScoped(409),
+  'PUT /instances/{id}/roles/{name}': groupScoped(409),
+  'DELETE /instances/{id}/roles/{name}': groupScoped(409),
   'GET /instances/{id}/config': groupScoped(200),
   'PUT /instances/{id}/config': groupScoped(200),
   'GET /instances/{id}/config/revisions': groupScoped(200),
@@ -125,6 +138,13 @@ const expectations: Record<string, Rule> = {
   'PUT /instances/{id}/backups/schedule': groupScoped(200),
   'POST /instances/{id}/backups/retention/preview': groupScoped(200),
   'GET /backups': signedIn(200),
+  // Logs: every signed-in user reads their own scope; naming an instance (as these samples do) is group-scoped.
+  'GET /logs/log-levels': signedIn(200),
+  'GET /logs/size': signedIn(200),
+  'GET /logs/histogram': signedIn(200),
+  'GET /logs/all': groupScoped(200),
+  'GET /logs/export': groupScoped(200),
+  'POST /logs/clear': groupScoped(200),
   // The signature is the credential: a valid link works for anyone, with or without a session.
   'GET /downloads/backups/{backupId}': publicRoute(200),
 };
@@ -180,6 +200,9 @@ const samples: Record<string, (f: Fixture, s: Subject) => Sample | Promise<Sampl
   'DELETE /instances/{id}/backups/database/{backupId}': () => ({ query: { force: 'true' } }),
   'DELETE /instances/{id}/backups/file/{backupId}': () => ({ query: { force: 'true' } }),
   'PUT /instances/{id}/backups/schedule': () => ({ body: { enabled: true, cron: '0 3 * * *', timeZone: 'Europe/Berlin', keepLast: 7, keepDays: null } }),
+  'GET /logs/all': async (f) => ({ query: { instanceId: await instanceInGroup(f.groupId) } }),
+  'GET /logs/export': async (f) => ({ query: { instanceId: await instanceInGroup(f.groupId) } }),
+  'POST /logs/clear': async (f) => ({ query: { instanceId: await instanceInGroup(f.groupId) } }),
   'GET /downloads/backups/{backupId}': async (_f, s) => {
     const { url } = await h.app.backups.downloadUrl(s.instanceId!, s.backupId!);
     return { query: Object.fromEntries(new URL(url).searchParams) };
@@ -255,6 +278,7 @@ async function instanceInGroup(groupId: string): Promise<string> {
   const dir = path.join(dataDir, 'instances', id);
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'superuser.password'), 'secret\n');
+  fs.writeFileSync(path.join(dir, 'owner.password'), 'secret\n');
   await recordRevision(h.db, id, null, h.clock.now(), { work_mem: '4MB' }, {});
   await recordRevision(h.db, id, null, h.clock.now(), { work_mem: '8MB' }, { work_mem: '4MB' });
   await engines.pg.start({ id, dir, port });

@@ -20,6 +20,7 @@ import { selectCurrentUser } from '../auth/selectors';
 import { useHubGroup } from '../realtime/useHubGroup';
 import { ConfigurationSection } from './ConfigurationSection';
 import { ConnectionSection } from './ConnectionSection';
+import { DatabasesSection } from './DatabasesSection';
 import { InstanceActions } from './InstanceActions';
 import { InstanceDetailsForm } from './InstanceDetailsForm';
 import { useInstanceQuery, useIsLatestQuery } from './instancesApi';
@@ -154,6 +155,7 @@ function InstanceDetail({ instance }: { instance: Instance }) {
         </Section>
 
         <ConnectionSection instance={instance} />
+        {instance.type === 'pg' && <DatabasesSection instance={instance} />}
         <ConfigurationSection instance={instance} />
         <LogsSection instanceId={instance.id} />
       </Stack>

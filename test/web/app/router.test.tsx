@@ -18,6 +18,18 @@ beforeEach(() =>
 
 const heading = (name: string) => screen.findByRole('heading', { level: 1, name });
 
+// The heaviest screens are lazy routes: load their code once, before the tests time their steps
+// (a loaded machine takes longer than a screen's wait to compile them on first use).
+beforeAll(
+  () =>
+    Promise.all([
+      import('../../../src/features/instances/InstancePage'),
+      import('../../../src/features/instances/EditConfigurationPage'),
+      import('../../../src/features/logs/LogsPage'),
+    ]),
+  60_000,
+);
+
 describe('routes (SPEC §2)', () => {
   beforeEach(() => server.use(meHandler(admin)));
 

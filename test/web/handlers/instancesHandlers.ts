@@ -3,6 +3,8 @@ import type { ConnectionInfo, Instance, InstanceConfig, ConfigParameter, IsLates
 import type { LogEntry, LogsPage } from '../../../contracts/logs';
 import type { PageOf } from '../../../contracts/page';
 import { problem } from '../msw';
+import { databaseServer } from './databasesHandlers';
+import { logsServer } from './logsHandlers';
 import { pageOf, requestLog } from './pages';
 
 export const anInstance = (overrides: Partial<Instance> = {}): Instance => ({
@@ -47,6 +49,9 @@ export const aParameter = (overrides: Partial<ConfigParameter> = {}): ConfigPara
   min: null,
   max: null,
   enumValues: null,
+  policy: 'user',
+  editable: true,
+  reason: null,
   apply: 'restart',
   description: 'Sets the number of shared memory buffers used by the server.',
   ...overrides,
@@ -55,9 +60,9 @@ export const aParameter = (overrides: Partial<ConfigParameter> = {}): ConfigPara
 export const aConnection = (overrides: Partial<ConnectionInfo> = {}): ConnectionInfo => ({
   host: '127.0.0.1',
   port: 15432,
-  user: 'postgres',
-  database: 'postgres',
-  uri: 'postgresql://postgres@127.0.0.1:15432/postgres',
+  user: 'app',
+  database: 'app',
+  uri: 'postgresql://app@127.0.0.1:15432/app',
   ...overrides,
 });
 
@@ -82,6 +87,9 @@ interface InstanceServerOptions {
   logs?: LogEntry[];
   handlers?: string[];
   password?: string;
+  superuserPassword?: string;
+  /** The instance's databases and roles (a default fake unless given). */
+  databases?: ReturnType<typeof databaseServer>;
 }
 
 /**
@@ -93,6 +101,8 @@ export function instanceServer(instance: Instance | null, options: InstanceServe
   const state = { instance, logs: options.logs ?? [], reads: 0, configReads: 0 };
   const calls: string[] = [];
   const logQueries = requestLog();
+  const logs = logsServer(state.logs);
+  const databases = options.databases ?? databaseServer();
   const missing = () => problem(404, 'Not Found', 'No instance has this id.');
   const operation = (kind: 'start' | 'stop' | 'restart' | 'reload') => () => {
     calls.push(`POST ${kind}`);
@@ -108,10 +118,15 @@ export function instanceServer(instance: Instance | null, options: InstanceServe
       return state.instance && params.id === state.instance.id ? HttpResponse.json(state.instance) : missing();
     }),
     http.get('/instances/:id/connection', () => HttpResponse.json(options.connection ?? aConnection())),
-    http.post('/instances/:id/connection/secret', () => {
+    http.post('/instances/:id/connection/secret', ({ request }) => {
+      if (new URL(request.url).searchParams.get('role') === 'superuser') {
+        calls.push('POST secret superuser');
+        return HttpResponse.json({ password: options.superuserPassword ?? 'Sup3r-s3cret' });
+      }
       calls.push('POST secret');
       return HttpResponse.json({ password: options.password ?? 's3cret-Pa55' });
     }),
+    ...databases.handlers,
     http.get('/instances/:id/config', () => {
       state.configReads += 1;
       return HttpResponse.json(options.config ?? { revision: 0, parameters: [aParameter()], pendingRestart: [] });
@@ -131,6 +146,8 @@ export function instanceServer(instance: Instance | null, options: InstanceServe
       return HttpResponse.json(page);
     }),
     http.get('/instances/:id/logs/unique-handlers', () => HttpResponse.json(options.handlers ?? ['postgres', 'backup'])),
+    // The instance page's log section reads the global /logs calls with the instance fixed.
+    ...logs.handlers,
     http.post('/instances/:id/start', operation('start')),
     http.post('/instances/:id/stop', operation('stop')),
     http.post('/instances/:id/restart', operation('restart')),
@@ -145,7 +162,7 @@ export function instanceServer(instance: Instance | null, options: InstanceServe
       return HttpResponse.json({ id, backups: 'Its 2 backups are kept for 30 days.' });
     }),
   ];
-  return { state, handlers, calls, logQueries };
+  return { state, handlers, calls, logQueries, databases, logs };
 }
 
 /**

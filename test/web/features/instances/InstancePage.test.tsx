@@ -161,20 +161,21 @@ describe('InstancePage', () => {
     const { user } = openInstance(regular);
     await heading('orders');
     const connection = region('Connection');
-    expect(await connection.findByText('postgresql://postgres@127.0.0.1:15432/postgres')).toBeInTheDocument();
+    expect(await connection.findByText('postgresql://app@127.0.0.1:15432/app')).toBeInTheDocument();
     // user-event's clipboard stands in for the browser's; the environment's Blob cannot be read back.
     const copied = jest.spyOn(navigator.clipboard, 'writeText');
     await user.click(connection.getByRole('button', { name: 'Copy connection URI' }));
-    expect(copied).toHaveBeenLastCalledWith('postgresql://postgres@127.0.0.1:15432/postgres');
+    expect(copied).toHaveBeenLastCalledWith('postgresql://app@127.0.0.1:15432/app');
     expect(connection.getByRole('button', { name: 'Copy connection URI' })).toHaveTextContent('Copied');
     await user.click(connection.getByRole('button', { name: 'Copy port' }));
     expect(copied).toHaveBeenLastCalledWith('15432');
-    // Only admins may see the password.
-    expect(connection.queryByRole('button', { name: 'Reveal password' })).not.toBeInTheDocument();
+    // Members get the owner role's password; only admins may ask for the superuser's.
+    expect(connection.getByRole('button', { name: 'Reveal password' })).toBeInTheDocument();
+    expect(connection.queryByRole('button', { name: 'Reveal superuser password' })).not.toBeInTheDocument();
   });
 
-  it('reveals the password to an admin once, to copy', async () => {
-    const { user, fake } = openInstance(admin, orders, { password: 'Tr0ub4dor&3' });
+  it("reveals the owner role's password to a group member once, to copy", async () => {
+    const { user, fake } = openInstance(regular, orders, { password: 'Tr0ub4dor&3' });
     await heading('orders');
     const connection = region('Connection');
     await user.click(connection.getByRole('button', { name: 'Reveal password' }));
@@ -247,69 +248,73 @@ describe('InstancePage', () => {
 });
 
 describe('InstancePage: recent logs', () => {
+  // The section is the Logs screen's viewer with the instance fixed; jsdom lays nothing out, so the
+  // virtualized rows get a viewport here.
+  beforeAll(() => {
+    Object.defineProperty(HTMLElement.prototype, 'clientHeight', { configurable: true, get: () => 600 });
+    Object.defineProperty(HTMLElement.prototype, 'clientWidth', { configurable: true, get: () => 1000 });
+  });
+  const recent = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
   // Newest first, as the server answers; ids fall with age.
   const log = [
-    aLogEntry({ id: 5, level: 'error', handler: 'postgres', message: 'could not open file "pg_wal/0001"' }),
-    aLogEntry({ id: 4, level: 'information', handler: 'backup', message: 'backup finished' }),
-    aLogEntry({ id: 3, level: 'warning', handler: 'postgres', message: 'checkpoints are occurring too frequently' }),
-    aLogEntry({ id: 2, level: 'debug', handler: 'postgres', message: 'autovacuum launcher started' }),
-    aLogEntry({ id: 1, level: 'information', handler: 'postgres', message: 'database system is ready' }),
+    aLogEntry({ id: 5, timestamp: recent(1), level: 'error', handler: 'postgres', message: 'could not open file "pg_wal/0001"' }),
+    aLogEntry({ id: 4, timestamp: recent(2), level: 'information', handler: 'backup', message: 'backup finished' }),
+    aLogEntry({ id: 3, timestamp: recent(3), level: 'warning', handler: 'postgres', message: 'checkpoints are occurring too frequently' }),
+    aLogEntry({ id: 2, timestamp: recent(4), level: 'debug', handler: 'postgres', message: 'autovacuum launcher started' }),
+    aLogEntry({ id: 1, timestamp: recent(5), level: 'information', handler: 'postgres', message: 'database system is ready' }),
   ];
-  const entries = () => within(screen.getByRole('list', { name: 'Log entries' }));
+  const entries = () => within(screen.getByRole('table', { name: 'Log entries' }));
   const messages = () =>
     entries()
-      .queryAllByRole('listitem')
-      .filter((item) => item.dataset.level)
-      .map((item) => `${item.dataset.level}: ${item.lastElementChild?.textContent}`);
+      .queryAllByRole('row')
+      .filter((row) => row.dataset.level)
+      .map((row) => `${row.dataset.level}: ${row.lastElementChild?.textContent}`);
 
-  it('shows the newest entries with their level, and loads older ones by cursor', async () => {
-    const logs = Array.from({ length: 60 }, (_, i) => aLogEntry({ id: 60 - i, message: `line ${60 - i}` }));
-    const { user, fake } = openInstance(admin, orders, { logs });
+  it("shows the instance's newest entries with their level, asking /logs/all for this instance", async () => {
+    const { fake } = openInstance(admin, orders, { logs: log });
     await heading('orders');
-    await waitFor(() => expect(messages()).toHaveLength(50));
-    expect(messages()[0]).toBe('information: line 60');
-    expect(fake.logQueries.last()).toEqual({ limit: '50' });
-
-    await user.click(entries().getByRole('button', { name: 'Load older' }));
-    await waitFor(() => expect(messages()).toHaveLength(60));
-    expect(messages().at(-1)).toBe('information: line 1');
-    expect(fake.logQueries.last()).toEqual({ limit: '50', cursor: '11' });
-    expect(entries().queryByRole('button', { name: 'Load older' })).not.toBeInTheDocument();
+    await waitFor(() => expect(messages()).toHaveLength(5));
+    expect(messages()[0]).toBe('error: could not open file "pg_wal/0001"');
+    expect(fake.logs.queries.last()).toMatchObject({ instanceId: 'i-1', pageSize: '200' });
+    // No instance column: the instance is the page's.
+    expect(entries().queryByRole('columnheader', { name: 'Instance' })).not.toBeInTheDocument();
   });
 
-  it('filters by lowest level, source and text on the server', async () => {
-    const { user, fake } = openInstance(admin, orders, { logs: log, handlers: ['postgres', 'backup'] });
+  it('filters by level, handler and text on the server, kept in the URL under log…', async () => {
+    const { user, fake, location } = openInstance(admin, orders, { logs: log });
     await heading('orders');
     await waitFor(() => expect(messages()).toHaveLength(5));
     const logs = region('Recent logs');
 
-    await user.selectOptions(logs.getByRole('combobox', { name: 'Level' }), 'Warning and above');
+    await user.click(logs.getByRole('checkbox', { name: 'Warning' }));
+    await user.click(logs.getByRole('checkbox', { name: 'Error' }));
     await waitFor(() => expect(messages()).toEqual(['error: could not open file "pg_wal/0001"', 'warning: checkpoints are occurring too frequently']));
-    expect(fake.logQueries.last()).toEqual({ limit: '50', levels: 'warning,error,fatal' });
+    expect(fake.logs.queries.last()).toMatchObject({ instanceId: 'i-1', level: 'warning,error' });
+    expect(location()).toContain('logLevel=warning%2Cerror');
 
-    await user.selectOptions(await logs.findByRole('combobox', { name: 'Source' }), 'backup');
+    await user.type(logs.getByRole('textbox', { name: 'Handler' }), 'backup{Enter}');
     await user.type(logs.getByRole('searchbox', { name: 'Search logs' }), 'wal');
-    await waitFor(() => expect(fake.logQueries.last()).toEqual({ limit: '50', levels: 'warning,error,fatal', handler: 'backup', search: 'wal' }));
+    await waitFor(() => expect(fake.logs.queries.last()).toMatchObject({ instanceId: 'i-1', level: 'warning,error', handler: 'backup', search: 'wal' }));
   });
 
   it('adds lines the hub pushes at the top, without asking the server again', async () => {
     const { store, fake } = openInstance(admin, orders, { logs: log.slice(2) });
     await heading('orders');
     await waitFor(() => expect(messages()).toHaveLength(3));
-    const asked = fake.logQueries.seen.length;
+    const asked = fake.logs.queries.seen.length;
 
     act(() => {
-      store.dispatch(hubEvent('LogsAppended', { instanceId: 'i-1', entries: log.slice(0, 2).reverse() }, 't'));
+      store.dispatch(hubEvent('LogsAppended', { instanceId: 'i-1', entries: log.slice(0, 2).reverse(), skipped: 0 }, 't'));
     });
 
     await waitFor(() => expect(messages()).toHaveLength(5));
     expect(messages().slice(0, 2)).toEqual(['error: could not open file "pg_wal/0001"', 'information: backup finished']);
-    expect(fake.logQueries.seen).toHaveLength(asked);
+    expect(fake.logs.queries.seen).toHaveLength(asked);
   });
 
-  it('says when the instance has not logged anything yet', async () => {
+  it('says when no entry matches', async () => {
     openInstance(admin, orders, { logs: [] });
     await heading('orders');
-    expect(await region('Recent logs').findByText('No log entries yet.')).toBeInTheDocument();
+    expect(await region('Recent logs').findByText('No entries match these filters.')).toBeInTheDocument();
   });
 });
