@@ -10,7 +10,6 @@ import type {
   UpdateInstanceRequest,
   ValidateNameResponse,
 } from '../../../contracts/instances';
-import type { LogsPage } from '../../../contracts/logs';
 import type { PageOf } from '../../../contracts/page';
 import { baseApi } from '../../api/baseApi';
 import type { RootState } from '../../app/store';
@@ -27,24 +26,13 @@ export interface InstancesArgs extends ListParams {
   groupId?: string;
 }
 
-/** GET /instances/{id}/logs. `levels` is comma-separated; a page without `cursor` is the newest one. */
-export interface InstanceLogsArgs {
-  id: string;
-  levels?: string;
-  handler?: string;
-  search?: string;
-  cursor?: number;
-  limit?: number;
-}
-
 const list = { type: 'Instance', id: 'LIST' } as const;
 const instance = (id: string) => ({ type: 'Instance', id }) as const;
-// The configuration and the logs of one instance are cached apart from the instance itself.
+// The configuration of one instance is cached apart from the instance itself.
 const config = (id: string) => ({ type: 'Instance', id: `${id}/config` }) as const;
-const logs = (id: string) => ({ type: 'Log', id: `instance/${id}` }) as const;
 
 /** The tags of this API, for the sagas and the configuration editor that invalidate them. */
-export const instanceTags = { list, instance, config, logs };
+export const instanceTags = { list, instance, config };
 
 const path = (id: string, rest = '') => `/instances/${encodeURIComponent(id)}${rest}`;
 
@@ -130,15 +118,6 @@ export const instancesApi = baseApi.injectEndpoints({
       providesTags: (_result, _error, id) => [instance(id)],
     }),
 
-    instanceLogs: build.query<LogsPage, InstanceLogsArgs>({
-      query: ({ id, ...params }) => ({ url: path(id, '/logs'), params }),
-      providesTags: (_result, _error, { id }) => [logs(id)],
-    }),
-
-    logHandlers: build.query<string[], string>({
-      query: (id) => path(id, '/logs/unique-handlers'),
-      providesTags: (_result, _error, id) => [logs(id)],
-    }),
   }),
 });
 
@@ -153,8 +132,6 @@ export const {
   useRevealPasswordMutation,
   useInstanceConfigQuery,
   useIsLatestQuery,
-  useInstanceLogsQuery,
-  useLogHandlersQuery,
 } = instancesApi;
 
 type CacheThunk = ThunkAction<void, RootState, unknown, UnknownAction>;

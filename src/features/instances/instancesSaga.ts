@@ -7,7 +7,6 @@ import type {
   InstanceStatusChangedPayload,
   OperationCompletedPayload,
 } from '../../../contracts/instances';
-import type { LogEntry, LogsAppendedPayload } from '../../../contracts/logs';
 import { routes } from '../../../contracts/routes';
 import { callMutation } from '../../api/callMutation';
 import { errorStatus } from '../../api/problemText';
@@ -17,7 +16,7 @@ import { groupKey, hubEventType, type HubEventAction } from '../realtime/realtim
 import { showModal } from '../ui/showModal';
 import { pushToast } from '../ui/uiSlice';
 import { actionLabels, canRun, operationDone, type InstanceAction } from './instanceActions';
-import { instancesApi, instanceTags, patchCachedInstance, type InstanceLogsArgs } from './instancesApi';
+import { instancesApi, instanceTags, patchCachedInstance } from './instancesApi';
 
 type InstanceRef = Pick<Instance, 'id' | 'name' | 'status'>;
 
@@ -40,7 +39,6 @@ export function* instancesSaga(deps: Pick<NavigationDeps, 'navigate'>): SagaIter
   yield takeEvery(hubEventType('InstanceUpdated'), applyUpdate);
   yield takeEvery(hubEventType('InstanceStatusChanged'), applyStatus);
   yield takeEvery(hubEventType('OperationCompleted'), reportOperation);
-  yield takeEvery(hubEventType('LogsAppended'), appendLogs);
 }
 
 // ---- What the person asks for ----
@@ -184,29 +182,3 @@ export function* reportOperation({ payload }: HubEventAction<OperationCompletedP
   }
 }
 
-/** Whether a new entry belongs on a page read with these filters (as the server would filter). */
-function matches(args: InstanceLogsArgs, entry: LogEntry): boolean {
-  if (args.levels && !args.levels.split(',').includes(entry.level)) return false;
-  if (args.handler && entry.handler !== args.handler) return false;
-  if (args.search && !entry.message.toLowerCase().includes(args.search.toLowerCase())) return false;
-  return true;
-}
-
-/** New log lines join the newest page of the instance's logs; older pages (read by cursor) stay as read. */
-export function* appendLogs({ payload: { instanceId, entries } }: HubEventAction<LogsAppendedPayload>): SagaIterator {
-  if (!instanceId) return;
-  const state: RootState = yield select();
-  const newestPages = instancesApi.util
-    .selectCachedArgsForQuery(state, 'instanceLogs')
-    .filter((args) => args.id === instanceId && args.cursor === undefined);
-  for (const args of newestPages) {
-    yield put(
-      instancesApi.util.updateQueryData('instanceLogs', args, (page) => {
-        const newestId = page.items[0]?.id ?? 0;
-        // The payload is oldest first, the page newest first; a refetch may already hold some.
-        const fresh = entries.filter((entry) => entry.id > newestId && matches(args, entry)).reverse();
-        page.items.unshift(...fresh);
-      }),
-    );
-  }
-}

@@ -4,9 +4,8 @@ import { http, HttpResponse } from 'msw';
 import createSagaMiddleware from 'redux-saga';
 import { legacy_configureStore as configureMockStore } from 'redux-mock-store';
 import type { Instance } from '../../../../contracts/instances';
-import type { LogEntry } from '../../../../contracts/logs';
 import { setupStore } from '../../../../src/app/store';
-import { instancesApi, type InstanceLogsArgs } from '../../../../src/features/instances/instancesApi';
+import { instancesApi } from '../../../../src/features/instances/instancesApi';
 import {
   bulkActionRequested,
   instanceActionRequested,
@@ -15,7 +14,7 @@ import {
 } from '../../../../src/features/instances/instancesSaga';
 import { groupJoined, hubEvent } from '../../../../src/features/realtime/realtimeSlice';
 import { closeModal, openModal } from '../../../../src/features/ui/uiSlice';
-import { aLogEntry, anInstance, instanceServer } from '../../handlers/instancesHandlers';
+import { anInstance, instanceServer } from '../../handlers/instancesHandlers';
 import { pageOf } from '../../handlers/pages';
 import { setupMsw } from '../../msw';
 
@@ -236,36 +235,5 @@ describe('instancesSaga: hub events', () => {
     store.dispatch(hubEvent('OperationCompleted', { instanceId: 'i-2', kind: 'start', ok: true, error: null, detail: null }, 't'));
     store.dispatch(hubEvent('OperationCompleted', { instanceId: 'i-9', kind: 'start', ok: true, error: null, detail: null }, 't'));
     expect(store.getState().ui.toasts).toEqual([expect.objectContaining({ status: 'success', summary: 'audit started' })]);
-  });
-
-  it('adds new log lines to the newest page of the instance’s logs, as its filters would', async () => {
-    const older = [aLogEntry({ id: 2, message: 'two' }), aLogEntry({ id: 1, level: 'warning', message: 'one' })];
-    server.use(
-      http.get('/instances/:id/logs', ({ request }) => {
-        const query = new URL(request.url).searchParams;
-        return HttpResponse.json({ items: query.get('cursor') ? [] : older, nextCursor: null });
-      }),
-    );
-    const { store } = realStore();
-    const newest: InstanceLogsArgs = { id: 'i-1', limit: 50 };
-    const warnings: InstanceLogsArgs = { id: 'i-1', limit: 50, levels: 'warning,error,fatal' };
-    const olderPage: InstanceLogsArgs = { id: 'i-1', limit: 50, cursor: 1 };
-    const otherInstance: InstanceLogsArgs = { id: 'i-2', limit: 50 };
-    for (const args of [newest, warnings, olderPage, otherInstance]) store.dispatch(instancesApi.endpoints.instanceLogs.initiate(args));
-    const messages = (args: InstanceLogsArgs) =>
-      instancesApi.endpoints.instanceLogs.select(args)(store.getState()).data?.items.map((entry: LogEntry) => entry.message);
-    await waitFor(() => expect(messages(otherInstance)).toEqual(['two', 'one']));
-
-    const entries = [
-      aLogEntry({ id: 2, message: 'two' }),
-      aLogEntry({ id: 3, level: 'error', message: 'three' }),
-      aLogEntry({ id: 4, message: 'four' }),
-    ];
-    store.dispatch(hubEvent('LogsAppended', { instanceId: 'i-1', entries }, 't'));
-
-    expect(messages(newest)).toEqual(['four', 'three', 'two', 'one']);
-    expect(messages(warnings)).toEqual(['three', 'two', 'one']);
-    expect(messages(olderPage)).toEqual([]);
-    expect(messages(otherInstance)).toEqual(['two', 'one']);
   });
 });
