@@ -17,33 +17,15 @@ import type { AppContext } from '../context';
 import { findInstance, findInstanceRow } from '../db/instances';
 import { pgSuperuserTarget } from '../engines/pg';
 import type { PgTarget } from '../engines/pgBackup';
-import { createDatabase, createRole, dropDatabase, dropRole, listDatabases, listRoles, PgRefusal, updateRole } from '../engines/pgRoles';
+import { createDatabase, createRole, dropDatabase, dropRole, listDatabases, listRoles, updateRole } from '../engines/pgRoles';
 import { principalOf } from '../http/auth';
-import { HttpProblem, validationProblem } from '../http/problems';
+import { HttpProblem } from '../http/problems';
+import { pgProblem } from '../http/pgProblem';
 import type { InstanceService } from '../instances/instanceService';
 
 const tags = ['databases'];
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
 const refused = { 400: Problem, 404: Problem, 409: Problem };
-
-const unreachableCodes = new Set(['ECONNREFUSED', 'ENOENT', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03']);
-function unreachable(error: unknown): boolean {
-  const { code, message } = error as { code?: string; message?: string };
-  return (code !== undefined && unreachableCodes.has(code)) || /Connection terminated|timeout expired/i.test(message ?? '');
-}
-
-/** Runs a call to the instance, answering what it refuses as a problem (a field's when it names one). */
-export async function pgProblem<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    // An instance listed as running whose server does not answer (crashed, stopping): its state is
-    // the problem, not the request.
-    if (unreachable(error)) throw new HttpProblem(409, `The instance did not answer (${(error as { code?: string }).code ?? 'connection lost'}): try again once it runs.`);
-    if (!(error instanceof PgRefusal)) throw error;
-    throw error.field ? validationProblem({ [error.field]: [error.message] }) : new HttpProblem(error.status, error.message);
-  }
-}
 
 /**
  * /instances/{id}/databases and /instances/{id}/roles (DESIGN §10, §11): PostgreSQL databases and
