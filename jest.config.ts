@@ -10,7 +10,7 @@ const webTransformIgnorePatterns = [
 ];
 
 const config: Config = {
-  // Screens wait up to 5 s for what they render (test/web/setup.ts); a test may wait several times.
+  // Screens wait up to 10 s for what they render (test/web/setup.ts); a test may wait several times.
   testTimeout: 30_000,
   projects: [
     {

@@ -2,8 +2,8 @@ import '@testing-library/jest-dom';
 import { configure } from '@testing-library/react';
 
 // Lazy screens load their chunk before the first render: on a loaded two-core machine that takes
-// longer than the default 1 s wait of findBy/waitFor. A wait that succeeds returns at once anyway.
-configure({ asyncUtilTimeout: 5000 });
+// longer than the default 1 s wait of findBy/waitFor (suites also import their screen in beforeAll). A wait that succeeds returns at once anyway.
+configure({ asyncUtilTimeout: 10_000 });
 
 // What jsdom lacks and Chakra (zag) touches while rendering.
 if (!window.matchMedia) {

@@ -9,6 +9,8 @@ import { aUser, rolesHandler, userHandler } from '../../handlers/usersHandlers';
 import { problem, setupMsw } from '../../msw';
 import { renderApp } from '../../renderApp';
 
+beforeAll(() => import('../../../../src/features/admin/UserPage'), 30_000);
+
 const server = setupMsw();
 
 /** The user screen of `shown`, with a PUT that answers `answer` (by default: applies the change). */

@@ -9,6 +9,8 @@ import { aUser, rolesHandler, usersListHandler } from '../../handlers/usersHandl
 import { problem, setupMsw } from '../../msw';
 import { renderApp } from '../../renderApp';
 
+beforeAll(() => import('../../../../src/features/admin/UsersPage'), 30_000);
+
 const server = setupMsw();
 
 const ada = aUser({ id: 'u-admin', email: 'ada@example.com', role: 'admin', twoFactorEnabled: true, lastLoginAt: '2025-03-04T05:06:07.000Z' });

@@ -10,6 +10,8 @@ import { instanceScreensAtRest } from '../../handlers/instancesHandlers';
 import { problem, setupMsw } from '../../msw';
 import { renderApp } from '../../renderApp';
 
+beforeAll(() => import('../../../../src/features/auth/LoginPage'), 30_000);
+
 const server = setupMsw();
 
 /** No session until the login call succeeds; then /auth/me answers the admin. */

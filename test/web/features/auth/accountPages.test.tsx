@@ -8,6 +8,16 @@ import { validationProblem } from '../../handlers/pages';
 import { problem, setupMsw } from '../../msw';
 import { renderApp } from '../../renderApp';
 
+beforeAll(
+  () =>
+    Promise.all([
+      import('../../../../src/features/auth/ConfirmEmailPage'),
+      import('../../../../src/features/auth/ForgotPasswordPage'),
+      import('../../../../src/features/auth/RegisterPage'),
+    ]),
+  30_000,
+);
+
 const server = setupMsw();
 
 const heading = (name: string) => screen.findByRole('heading', { level: 1, name });

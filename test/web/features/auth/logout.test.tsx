@@ -8,6 +8,8 @@ import { groupsListHandler } from '../../handlers/groupsHandlers';
 import { setupMsw } from '../../msw';
 import { renderApp } from '../../renderApp';
 
+beforeAll(() => import('../../../../src/features/groups/GroupsPage'), 30_000);
+
 const server = setupMsw();
 
 describe('log out (SPEC §4)', () => {

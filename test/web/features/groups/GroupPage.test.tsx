@@ -10,6 +10,8 @@ import { pageOf } from '../../handlers/pages';
 import { problem, setupMsw } from '../../msw';
 import { renderApp } from '../../renderApp';
 
+beforeAll(() => import('../../../../src/features/groups/GroupPage'), 30_000);
+
 const server = setupMsw();
 
 const una = aMember({ id: 'u-una', email: 'una@example.com' });

@@ -9,6 +9,8 @@ import { pageOf } from '../../handlers/pages';
 import { problem, setupMsw } from '../../msw';
 import { renderApp } from '../../renderApp';
 
+beforeAll(() => import('../../../../src/features/groups/GroupsPage'), 30_000);
+
 const server = setupMsw();
 
 const payments = aGroup({ id: 'g-1', name: 'payments', memberCount: 3, instanceCount: 2 });

@@ -11,6 +11,8 @@ import { validationProblem } from '../../handlers/pages';
 import { setupMsw } from '../../msw';
 import { renderApp } from '../../renderApp';
 
+beforeAll(() => import('../../../../src/features/profile/ProfilePage'), 30_000);
+
 const server = setupMsw();
 
 function openProfile(profile: Partial<Profile> = {}) {
