@@ -1,0 +1,69 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Instance } from '../../../contracts/instances';
+import type { ScriptRun } from '../../../contracts/scripts';
+import { debianEngineBinaries } from '../../../server/engines/detect';
+import { instanceWorld, type InstanceWorld } from '../instances/world';
+
+// etcd scripts on a real etcd 3.4 member: one command a line, run with etcdctl against a sandbox
+// member made from a snapshot; the instance's own keys never change.
+
+jest.setTimeout(180_000);
+
+let world: InstanceWorld;
+let config: Instance;
+
+const etcdctl = (...args: string[]) =>
+  execFileSync(debianEngineBinaries.etcdctlBin, [`--endpoints=http://127.0.0.1:${config.port}`, ...args], { env: { ETCDCTL_API: '3' } }).toString();
+
+async function run(body: Record<string, unknown>): Promise<ScriptRun> {
+  const started = await world.call('POST', `/instances/${config.id}/script`, body);
+  expect(started.statusCode).toBe(202);
+  await world.app().scripts.idle();
+  return (await world.call('GET', `/instances/${config.id}/script/runs/${started.json().id}`)).json() as ScriptRun;
+}
+
+beforeAll(async () => {
+  world = await instanceWorld();
+  const res = await world.call('POST', '/instances', { name: 'config', type: 'etcd' });
+  await world.service().idle();
+  config = await world.instance(res.json().id);
+  etcdctl('put', 'app/mode', 'production');
+  etcdctl('put', 'app/replicas', '3');
+});
+
+afterAll(async () => {
+  await world.destroy();
+});
+
+describe('running an etcd script', () => {
+  it('runs put, get, get --prefix and del on a live copy, with their outputs, and leaves the instance alone', async () => {
+    const result = await run({
+      source: 'live',
+      script: '# tune the copy\nput app/mode "staging mode"\nput app/new fresh value\nget app/mode\nget --prefix app/\ndel --prefix app/\nget --prefix app/',
+    });
+    expect(result).toMatchObject({ status: 'succeeded', ok: true, copiedFrom: 'live', statements: 6 });
+    expect(result.results.map((r) => [r.line, r.command, r.output])).toEqual([
+      [2, 'PUT', 'OK'],
+      [3, 'PUT', 'OK'],
+      [4, 'GET', 'app/mode\nstaging mode'],
+      [5, 'GET', 'app/mode\nstaging mode\napp/new\nfresh value\napp/replicas\n3'],
+      [6, 'DEL', '3'],
+      [7, 'GET', ''],
+    ]);
+    expect(result.results[3]).toMatchObject({ rowCount: 3, columns: [{ name: 'key', type: 'bytes' }, { name: 'value', type: 'bytes' }] });
+    expect(result.results[3].rows).toEqual([['app/mode', 'staging mode'], ['app/new', 'fresh value'], ['app/replicas', '3']]);
+    expect(result.results[4].rowCount).toBe(3);
+    // The instance still holds its own keys, and no sandbox stays behind.
+    expect(etcdctl('get', '--prefix', 'app/')).toBe('app/mode\nproduction\napp/replicas\n3\n');
+    expect(fs.readdirSync(path.join(world.dataDir, 'instances')).filter((n) => n.startsWith('.'))).toEqual([]);
+  });
+
+  it('stops at a line that is not a command, pointing at its line', async () => {
+    const result = await run({ script: 'put a 1\nwatch a\nget a' });
+    expect(result).toMatchObject({ status: 'failed', copiedFrom: 'empty', failures: 1 });
+    expect(result.results).toHaveLength(2);
+    expect(result.results[1].error).toMatchObject({ line: 2, message: expect.stringMatching(/unknown command watch/) });
+  });
+});
