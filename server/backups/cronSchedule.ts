@@ -19,8 +19,15 @@ export function scheduleProblems(expression: string, timeZone: string): Record<s
     const cron = cronOf(expression.trim(), zoneOk ? timeZone : 'UTC');
     if (cron.nextRun() === null) errors.cron = ['This schedule never runs.'];
   } catch (error) {
-    const words = (error as Error).message.replace(/^CronPattern:\s*/, '');
-    errors.cron = [`Not a five-field cron expression (minute hour day month weekday): ${words}`];
+    // One sentence that says what is wrong: croner's own count message also offers six- and
+    // seven-part forms, which a schedule here does not take.
+    const fields = expression.trim().split(/\s+/).filter(Boolean).length;
+    const words = (error as Error).message.replace(/^CronPattern:\s*/, '').replace(/\.$/, '');
+    errors.cron = [
+      fields === 5
+        ? `This cron expression is not valid: ${words}.`
+        : `A cron expression has exactly five fields (minute hour day-of-month month day-of-week); this one has ${fields}.`,
+    ];
   }
   return errors;
 }

@@ -142,6 +142,7 @@ describe('a member of group A', () => {
     const bodies: Record<string, object> = {
       'PUT /instances/{id}/backups/schedule': { enabled: true, cron: '* * * * *', timeZone: 'UTC', keepLast: 1, keepDays: null },
       'POST /instances/{id}/backups/retention/preview': { keepLast: 1, keepDays: null },
+      'PUT /instances/{id}/backups/{backupId}/pin': { pinned: true },
     };
     const answers: string[] = [];
     for (const { method, route } of routes) {

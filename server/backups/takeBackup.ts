@@ -1,0 +1,247 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type {
+  Backup,
+  BackupCompletedPayload,
+  BackupContents,
+  BackupKind,
+  BackupProgressPayload,
+  BackupProgressState,
+  BackupTrigger,
+  BackupUpdatedPayload,
+} from '../../contracts/backups';
+import { formatBytes } from '../../contracts/backupValues';
+import { backupsOfInstance, insertBackup } from '../db/backups';
+import { findGroup, groupUsage } from '../db/groups';
+import { findInstanceRow, updateInstanceRow, type InstanceRow } from '../db/instances';
+import type { InstanceRuntime } from '../engines/engine';
+import { writeInstanceFile } from '../engines/instanceFiles';
+import { existingInstanceUser, giveToEngineUser } from '../engines/processRunner';
+import { HttpProblem } from '../http/problems';
+import { pack, sizeOnDisk } from './archive';
+import { message, storageKey, type BackupContext, type RunningBackup } from './backupContext';
+import { pruneBackups } from './backupRetention';
+
+const progressIntervalMs = 250;
+
+/**
+ * Starts a backup and answers it at once (202); `done` settles with the finished backup. A database
+ * backup needs the instance running; a file backup of a stopped instance also copies its data folder.
+ * One backup per instance at a time; a backup listed as succeeded is whole and durable in storage.
+ */
+export async function takeBackup(
+  ctx: BackupContext,
+  instanceId: string,
+  kind: BackupKind,
+  trigger: BackupTrigger,
+  author: string | null,
+): Promise<{ backup: Backup; done: Promise<Backup> }> {
+  const instance = await ctx.requireInstance(instanceId);
+  if (instance.status === 'unInitialized') throw new HttpProblem(409, `${instance.name} has no data yet: there is nothing to back up.`);
+  if (ctx.running.has(instanceId)) {
+    throw new HttpProblem(409, `A backup of ${instance.name} is being taken: wait for it to finish.`);
+  }
+  const engine = ctx.deps.instances.engine(instance.type);
+  const rt = ctx.deps.instances.runtime(instance);
+  const online = engine.pid(rt) !== null;
+  if (kind === 'database' && !online) {
+    throw new HttpProblem(409, `${instance.name} is not running: start it to take a database backup, or take a file backup of the stopped instance.`);
+  }
+  const id = randomUUID();
+  const withData = kind === 'file' && !online;
+  const entry: RunningBackup = { backupId: id, progress: { bytes: 0, percent: 0, step: 'starting' }, lastSent: 0 };
+  // Claimed before the first await that could let a second request in.
+  ctx.running.set(instanceId, entry);
+  try {
+    await checkBackupQuota(ctx, instance, kind);
+    await insertBackup(ctx.db, {
+      id,
+      instance_id: instanceId,
+      instance_name: instance.name,
+      engine: instance.type,
+      kind,
+      trigger,
+      status: 'running',
+      started_at: ctx.now().toISOString(),
+      finished_at: null,
+      size_bytes: null,
+      sha256: null,
+      format: kind === 'file' ? `tar (configuration and logs${withData ? ', data folder copied cold' : ''})` : 'pending',
+      engine_version: instance.engine_version,
+      error: null,
+      storage_key: null,
+      contents: null,
+      verification: null,
+      created_by: author,
+    });
+  } catch (error) {
+    ctx.running.delete(instanceId);
+    throw error;
+  }
+  const backup = (await ctx.find(id))!;
+  await ctx.publish('BackupUpdated', { backup } satisfies BackupUpdatedPayload, instance.id);
+  await ctx.deps.logs.write({
+    level: 'information',
+    instanceId,
+    handler: 'backup',
+    message: `${kind === 'database' ? 'Database' : 'File'} backup ${id} started (${trigger}${author ? ` by ${author}` : ''}).`,
+  });
+  const done = ctx.track(
+    execute(ctx, id, instance, rt, kind, withData, entry).finally(() => {
+      // Only its own claim: a backup started once BackupCompleted went out holds the instance now.
+      if (ctx.running.get(instanceId) === entry) ctx.running.delete(instanceId);
+    }),
+  );
+  return { backup, done };
+}
+
+async function execute(
+  ctx: BackupContext,
+  id: string,
+  instance: InstanceRow,
+  rt: InstanceRuntime,
+  kind: BackupKind,
+  withData: boolean,
+  entry: RunningBackup,
+): Promise<Backup> {
+  const engine = ctx.deps.instances.engine(instance.type);
+  const staging = path.join(ctx.deps.instances.instancesDir, `.backup-${id}`);
+  const startedAt = Date.now();
+  const report = (progress: BackupProgressState, force = false) => {
+    entry.progress = progress;
+    if (!force && Date.now() - entry.lastSent < progressIntervalMs) return;
+    entry.lastSent = Date.now();
+    const payload: BackupProgressPayload = { backupId: id, instanceId: instance.id, ...progress };
+    void ctx.publish('BackupProgress', payload, instance.id);
+  };
+  try {
+    fs.mkdirSync(staging, { mode: 0o700 });
+    // The instance's own tools (etcdctl) write into it; pg's dumps are written by the server.
+    giveToEngineUser(existingInstanceUser(rt), staging);
+    let contents: BackupContents;
+    let format: string | null = null;
+    let parts: { dir: string; paths: string[] }[];
+    // Database work maps to 0–90 %, packing into the archive to 90–100 %.
+    if (kind === 'database') {
+      const taken = await engine.backupDatabase(rt, staging, (p) =>
+        report({ bytes: p.bytes, percent: p.percent === null ? null : Math.round(p.percent * 0.9 * 10) / 10, step: p.step }),
+      );
+      contents = taken.contents;
+      format = taken.format;
+      parts = [{ dir: staging, paths: fs.readdirSync(staging) }];
+    } else {
+      const paths = engine.fileBackupPaths(rt, withData);
+      contents = { dataDirectory: withData };
+      const manifest = { kind: 'file', engine: instance.type, instance: instance.name, takenAt: ctx.now().toISOString(), paths, dataDirectory: withData };
+      writeInstanceFile(path.join(staging, 'manifest.json'), JSON.stringify(manifest, null, 2), { within: staging });
+      parts = [
+        { dir: staging, paths: ['manifest.json'] },
+        { dir: rt.dir, paths },
+      ];
+    }
+    const total = sizeOnDisk(parts) || 1;
+    const packedFrom = kind === 'database' ? 90 : 0;
+    const step = kind === 'database' ? 'writing the archive' : withData ? 'copying configuration, logs and data' : 'copying configuration and logs';
+    report({ bytes: entry.progress.bytes, percent: packedFrom, step }, true);
+    const key = storageKey(instance.id, id);
+    // Storage answers only once the file is whole, fsynced and renamed into place.
+    const stored = await ctx.deps.storage.put(key, pack({ parts }), (bytes) =>
+      report({
+        bytes: Math.max(bytes, kind === 'database' ? entry.progress.bytes : 0),
+        percent: Math.min(99.9, Math.round((packedFrom + ((100 - packedFrom) * bytes) / total) * 10) / 10),
+        step,
+      }),
+    );
+    const finishedAt = ctx.now().toISOString();
+    await ctx.change(id, {
+      status: 'succeeded',
+      finished_at: finishedAt,
+      size_bytes: stored.sizeBytes,
+      sha256: stored.sha256,
+      storage_key: stored.key,
+      contents: JSON.stringify(contents),
+      ...(format ? { format } : {}),
+    });
+    entry.progress = { bytes: stored.sizeBytes, percent: 100, step: 'done' };
+    if (await findInstanceRow(ctx.db, instance.id)) {
+      await updateInstanceRow(ctx.db, instance.id, { last_backup_at: finishedAt });
+      await ctx.deps.instances.publishInstance('InstanceUpdated', instance.id);
+    }
+    await ctx.deps.logs.write({
+      level: 'information',
+      instanceId: instance.id,
+      handler: 'backup',
+      message: `Backup ${id} succeeded: ${formatBytes(stored.sizeBytes)} in ${((Date.now() - startedAt) / 1000).toFixed(1)} s, sha256 ${stored.sha256}.`,
+      properties: { backupId: id, sha256: stored.sha256, sizeBytes: stored.sizeBytes },
+    });
+  } catch (error) {
+    const reason = await failureReason(ctx, instance.id, kind, rt, error);
+    await ctx.change(id, { status: 'failed', finished_at: ctx.now().toISOString(), error: reason });
+    await ctx.deps.logs.write({
+      level: 'error',
+      instanceId: instance.id,
+      handler: 'backup',
+      message: `Backup ${id} failed: ${reason}`,
+      properties: { backupId: id },
+    });
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+  if (ctx.running.get(instance.id) === entry) ctx.running.delete(instance.id);
+  const backup = (await ctx.find(id))!;
+  await ctx.publish('BackupCompleted', { backup } satisfies BackupCompletedPayload, instance.id);
+  if (backup.status === 'succeeded' && kind === 'database') await pruneBackups(ctx, instance.id).catch(() => undefined);
+  return backup;
+}
+
+/**
+ * Why a backup failed, in the operator's terms first: a database backup cut off by a stop or a
+ * restart of its instance (or by the engine dying) says so, then gives the engine's own words.
+ */
+async function failureReason(ctx: BackupContext, instanceId: string, kind: BackupKind, rt: InstanceRuntime, error: unknown): Promise<string> {
+  const words = message(error);
+  if (kind !== 'database') return words;
+  const row = await findInstanceRow(ctx.db, instanceId).catch(() => undefined);
+  const engine = row ? ctx.deps.instances.engine(row.type) : null;
+  const cause =
+    row?.operation_kind === 'restart'
+      ? 'The instance was restarted during the backup'
+      : row?.operation_kind === 'stop' || row?.desired_state === 'stopped'
+        ? 'The instance was stopped during the backup'
+        : engine && engine.pid(rt) === null
+          ? 'The instance stopped running during the backup'
+          : null;
+  return cause ? `${cause}: ${words}` : words;
+}
+
+/**
+ * 409 when the instance's group keeps as many backup bytes as its quota allows, or would with one
+ * more backup the size of the instance's last one of this kind (the best guess of the new one's size).
+ */
+async function checkBackupQuota(ctx: BackupContext, instance: InstanceRow, kind: BackupKind) {
+  if (!instance.group_id) return;
+  const group = await findGroup(ctx.db, instance.group_id);
+  const max = group?.quota.maxBackupBytes ?? null;
+  if (!group || max === null) return;
+  const kept = (await groupUsage(ctx.db, group.id)).backupBytes;
+  const last = (await backupsOfInstance(ctx.db, instance.id, kind)).find((b) => b.status === 'succeeded' && b.size_bytes !== null);
+  const expected = last?.size_bytes ?? 0;
+  if (kept >= max || kept + expected > max) {
+    throw new HttpProblem(
+      409,
+      `group '${group.name}' has reached its quota of ${formatBytes(max)} of backups (${formatBytes(kept)} kept${expected > 0 ? `, the last backup of ${instance.name} took ${formatBytes(expected)}` : ''}): delete old backups or ask an admin to raise the quota`,
+      { title: 'Quota reached' },
+    );
+  }
+}
+
+/** The update's safety net: a database backup of a running instance, else a cold file backup. */
+export async function backupBeforeUpdate(ctx: BackupContext, instanceId: string): Promise<string> {
+  const instance = await ctx.requireInstance(instanceId);
+  const online = ctx.deps.instances.engine(instance.type).pid(ctx.deps.instances.runtime(instance)) !== null;
+  const { done } = await takeBackup(ctx, instanceId, online ? 'database' : 'file', 'pre-update', null);
+  const backup = await done;
+  if (backup.status !== 'succeeded') throw new Error(`The pre-update backup failed, so the instance was not updated: ${backup.error}`);
+  return `pre-update ${backup.kind} backup ${backup.id}`;
+}

@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import type { Instance, OperationKind } from '../../contracts/instances';
+import { instanceNameProblem, type InstanceType } from '../../contracts/instanceValues';
+import { findGroup, groupUsage } from '../db/groups';
+import { DuplicateInstanceNameError, findInstance, insertInstance, instanceNameTaken, instanceNameUnavailable, type InstanceRow } from '../db/instances';
+import type { Engine, InstanceRuntime } from '../engines/engine';
+import { policyErrors } from '../engines/parameterPolicy';
+import { HttpProblem, validationProblem } from '../http/problems';
+import type { InstanceContext } from './instanceContext';
+import { probeInto } from './instanceHealth';
+import { launch, startEngine } from './lifecycle';
+import { engineCanReach } from './reach';
+import { recordRevision, revisionParameters } from './revisions';
+
+export interface CreateInput {
+  name: string;
+  type: InstanceType;
+  groupId: string | null;
+  description: string;
+  parameters: Record<string, string>;
+}
+
+// Making instances: new ones, clones of a running instance's data, and clones from a backup.
+
+export async function nameProblem(ctx: InstanceContext, name: string): Promise<string | null> {
+  const local = instanceNameProblem(name);
+  if (local) return local;
+  return (await instanceNameTaken(ctx.deps.db, name)) ? instanceNameUnavailable : null;
+}
+
+export async function createInstance(ctx: InstanceContext, input: CreateInput, author: string | null, isAdmin = false): Promise<Instance> {
+  const problem = await nameProblem(ctx, input.name);
+  if (problem) throw validationProblem({ name: [problem] });
+  const engine = ctx.engine(input.type);
+  await ensureUsable(ctx, engine);
+  if (Object.keys(input.parameters).length > 0) {
+    const refused = policyErrors(input.type, input.parameters, isAdmin);
+    const errors = Object.keys(refused).length > 0 ? refused : await checkInitialParameters(ctx, engine, input.parameters);
+    if (Object.keys(errors).length > 0) throw validationProblem(errors);
+  }
+  const id = randomUUID();
+  const instance = await insert(ctx, id, input, author, 'create');
+  launch(ctx, id, 'create', async (row, rt) => {
+    await engine.initialize(rt, input.parameters);
+    await ctx.change(id, { status: 'stopped', status_reason: null, engine_version: await engine.version() });
+    if (Object.keys(input.parameters).length > 0) {
+      await recordRevision(ctx.deps.db, id, author, ctx.deps.clock(), input.parameters, {});
+    }
+    await startEngine(ctx, row, rt, engine);
+    return null;
+  });
+  return instance;
+}
+
+/** A new instance holding a backup's data (DESIGN §10 clone with backupId); the source is not touched. */
+export async function cloneFromBackup(
+  ctx: InstanceContext,
+  sourceId: string,
+  input: { name: string; backupId: string; description?: string },
+  author: string | null,
+): Promise<Instance> {
+  const source = await ctx.requireRow(sourceId);
+  if (!ctx.backups) throw new HttpProblem(503, 'Backups are not available on this server.');
+  await ctx.backups.checkCloneSource(sourceId, input.backupId);
+  const engine = await checkCopy(ctx, source, input.name);
+  const id = randomUUID();
+  const instance = await insertCopy(ctx, id, source, input.name, input.description ?? `Restored from a backup of ${source.name}`, author);
+  const backups = ctx.backups;
+  launch(ctx, id, 'clone', async (row, rt) => {
+    const saved = await revisionParameters(ctx.deps.db, sourceId);
+    ctx.deps.logs.tail(id, engine.logDir(rt), row.type);
+    await backups.restoreInto(input.backupId, rt, saved);
+    if (Object.keys(saved).length > 0) await recordRevision(ctx.deps.db, id, author, ctx.deps.clock(), saved, {});
+    await ctx.change(id, { status: 'stopped', status_reason: null, engine_version: await engine.version() });
+    await probeInto(ctx, row, rt, engine);
+    return `restored from backup ${input.backupId} of ${source.name}`;
+  });
+  return instance;
+}
+
+export async function cloneInstance(ctx: InstanceContext, sourceId: string, input: { name: string; description?: string }, author: string | null): Promise<Instance> {
+  const source = await ctx.requireRow(sourceId);
+  if (source.status === 'unInitialized') throw new HttpProblem(409, 'The instance has no data yet: nothing to clone.');
+  const engine = await checkCopy(ctx, source, input.name);
+  ctx.claim(sourceId);
+  const id = randomUUID();
+  let instance: Instance;
+  try {
+    instance = await insertCopy(ctx, id, source, input.name, input.description ?? `Clone of ${source.name}`, author);
+  } catch (error) {
+    ctx.busy.delete(sourceId);
+    throw error;
+  }
+  await ctx.change(sourceId, { operation_kind: 'clone', operation_started_at: ctx.deps.clock().toISOString() });
+  await ctx.publishInstance('InstanceUpdated', sourceId);
+  const copied = (async () => {
+    try {
+      await engine.clone(ctx.runtime(source), ctx.runtime({ id, port: instance.port, peer_port: (await ctx.requireRow(id)).peer_port }));
+    } finally {
+      await ctx.change(sourceId, { operation_kind: null, operation_started_at: null });
+      ctx.busy.delete(sourceId);
+      await ctx.publishInstance('InstanceUpdated', sourceId);
+    }
+  })();
+  launch(ctx, id, 'clone', async (row, rt) => {
+    await copied;
+    const saved = await revisionParameters(ctx.deps.db, sourceId);
+    if (Object.keys(saved).length > 0) await recordRevision(ctx.deps.db, id, author, ctx.deps.clock(), saved, {});
+    await ctx.change(id, { status: 'stopped', status_reason: null, engine_version: source.engine_version });
+    await startEngine(ctx, row, rt, engine);
+    return `cloned from ${source.name}`;
+  });
+  return instance;
+}
+
+/** Whether a copy of `source` named `name` can be made here; answers the engine to make it with. */
+async function checkCopy(ctx: InstanceContext, source: InstanceRow, name: string): Promise<Engine> {
+  const problem = await nameProblem(ctx, name);
+  if (problem) throw validationProblem({ name: [problem] });
+  const engine = ctx.engine(source.type);
+  await ensureUsable(ctx, engine);
+  return engine;
+}
+
+/** The record of a copy: the source's type and group, its own name, ports and description. */
+function insertCopy(ctx: InstanceContext, id: string, source: InstanceRow, name: string, description: string, author: string | null): Promise<Instance> {
+  return insert(ctx, id, { name, type: source.type, groupId: source.group_id, description, parameters: {} }, author, 'clone');
+}
+
+async function insert(ctx: InstanceContext, id: string, input: CreateInput, author: string | null, kind: OperationKind): Promise<Instance> {
+  const now = ctx.deps.clock().toISOString();
+  await ctx.ports.withPorts(input.type === 'etcd' ? 2 : 1, async ([port, peerPort]) => {
+    // Checked where inserts run one at a time, so two creations cannot both take the last place.
+    if (input.groupId) await checkInstanceQuota(ctx, input.groupId);
+    try {
+      await insertInstance(ctx.deps.db, {
+        id,
+        name: input.name,
+        type: input.type,
+        status: 'unInitialized',
+        desired_state: 'running',
+        status_reason: null,
+        health_level: 'good',
+        health_checks: '[]',
+        group_id: input.groupId,
+        engine_version: null,
+        port,
+        peer_port: peerPort ?? null,
+        description: input.description,
+        created_at: now,
+        created_by: author,
+        last_backup_at: null,
+        operation_kind: kind,
+        operation_started_at: now,
+      });
+    } catch (error) {
+      if (error instanceof DuplicateInstanceNameError) throw validationProblem({ name: [error.message] });
+      throw error;
+    }
+  });
+  const instance = (await findInstance(ctx.deps.db, id))!;
+  await ctx.publishInstance('InstanceCreated', id, instance);
+  return instance;
+}
+
+/** 409 when the group already holds as many instances as its quota allows. */
+async function checkInstanceQuota(ctx: InstanceContext, groupId: string) {
+  const group = await findGroup(ctx.deps.db, groupId);
+  const max = group?.quota.maxInstances ?? null;
+  if (!group || max === null) return;
+  if ((await groupUsage(ctx.deps.db, groupId)).instances >= max) {
+    throw new HttpProblem(409, `group '${group.name}' has reached its quota of ${max} instance${max === 1 ? '' : 's'}`, { title: 'Quota reached' });
+  }
+}
+
+async function ensureUsable(ctx: InstanceContext, engine: Engine) {
+  const missing = await engine.unavailable();
+  if (missing) throw new HttpProblem(503, missing, { title: 'Engine not installed' });
+  const unreachable = engineCanReach(ctx.instancesDir);
+  if (unreachable) throw new HttpProblem(503, unreachable, { title: 'Instance folder not reachable' });
+}
+
+async function checkInitialParameters(ctx: InstanceContext, engine: Engine, parameters: Record<string, string>): Promise<Record<string, string[]>> {
+  const probe: InstanceRuntime = { id: 'new', dir: path.join(ctx.instancesDir, '.not-created'), port: 0 };
+  try {
+    return await engine.validate(probe, parameters);
+  } catch {
+    // The engine could not describe its parameters (a catalogue that could not be built): names are
+    // checked now, values when the instance first starts, and its configuration stays repairable while offline.
+    const errors: Record<string, string[]> = {};
+    for (const name of Object.keys(parameters)) {
+      if (!/^[a-z][a-z0-9_.-]*$/.test(name)) errors[name] = [`${name} is not a parameter name.`];
+    }
+    return errors;
+  }
+}

@@ -1,0 +1,107 @@
+import path from 'node:path';
+import type { Instance } from '../../contracts/instances';
+import type { InstanceType } from '../../contracts/instanceValues';
+import type { Clock } from '../clock';
+import type { Config } from '../config';
+import { memberIdsOfGroup } from '../db/groups';
+import { findInstance, findInstanceRow, updateInstanceRow, type InstanceChange, type InstanceRow } from '../db/instances';
+import type { Db } from '../db/schema';
+import type { Engine, InstanceRuntime } from '../engines/engine';
+import type { Audience, EventBus } from '../hub/bus';
+import { hubGroupNames } from '../hub/methods';
+import { HttpProblem } from '../http/problems';
+import type { LogService } from '../logs/logService';
+import type { CrashState } from './crashLoop';
+import { PortAllocator } from './ports';
+
+export interface InstanceServiceDeps {
+  db: Db;
+  bus: EventBus;
+  clock: Clock;
+  config: Config;
+  logs: LogService;
+  engines: Record<InstanceType, Engine>;
+}
+
+/** What the instances service asks of backups (set once both services exist). */
+export interface InstanceBackups {
+  /** Whether a backup or a verification of the instance runs now. */
+  busy(instanceId: string): boolean;
+  /** Backups of the instance that stay in storage after it is deleted. */
+  keptFor(instanceId: string): Promise<{ count: number; bytes: number }>;
+  /** Takes a backup before an update and waits for it; throws when it fails. Answers what it took. */
+  beforeUpdate(instanceId: string): Promise<string>;
+  /** Throws 404/409 problems when the backup cannot seed a clone of this instance. */
+  checkCloneSource(instanceId: string, backupId: string): Promise<void>;
+  /** Makes the never-initialized `target` hold the backup's data and run. */
+  restoreInto(backupId: string, target: InstanceRuntime, parameters: Record<string, string>): Promise<void>;
+}
+
+export function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * What every instance job (creating, operating, supervising, configuring, scratch instances) shares:
+ * the services it uses, the one operation running per instance, the crash history, and the one way
+ * an instance is read, changed and announced.
+ */
+export class InstanceContext {
+  /** By instance id: the operation running on it. */
+  readonly busy = new Map<string, Promise<void>>();
+  /** By instance id: its recent crashes and the pending start after one. */
+  readonly crashes = new Map<string, CrashState>();
+  readonly ports: PortAllocator;
+  readonly instancesDir: string;
+  backups: InstanceBackups | null = null;
+
+  constructor(readonly deps: InstanceServiceDeps) {
+    this.instancesDir = path.join(deps.config.dataDir, 'instances');
+    this.ports = new PortAllocator(deps.db, deps.config.instancePorts ?? { from: 15400, to: 15999 });
+  }
+
+  attachBackups(backups: InstanceBackups) {
+    this.backups = backups;
+  }
+
+  engine(type: InstanceType): Engine {
+    return this.deps.engines[type];
+  }
+
+  runtime(row: Pick<InstanceRow, 'id' | 'port' | 'peer_port'>): InstanceRuntime {
+    return { id: row.id, dir: path.join(this.instancesDir, row.id), port: row.port, peerPort: row.peer_port ?? undefined };
+  }
+
+  async requireRow(id: string): Promise<InstanceRow> {
+    const row = await findInstanceRow(this.deps.db, id);
+    if (!row) throw new HttpProblem(404, `No instance has the id ${id}.`);
+    return row;
+  }
+
+  claim(id: string) {
+    if (this.busy.has(id)) throw new HttpProblem(409, 'Another operation is running on this instance: wait for it to finish.');
+    this.busy.set(id, Promise.resolve());
+  }
+
+  change(id: string, change: InstanceChange) {
+    return updateInstanceRow(this.deps.db, id, change);
+  }
+
+  forgetCrashes(id: string) {
+    const state = this.crashes.get(id);
+    if (state?.timer) clearTimeout(state.timer);
+    this.crashes.delete(id);
+  }
+
+  /** List-level and instance-level listeners who may see this instance: admins and its group's members. */
+  async audience(row: Pick<InstanceRow, 'id' | 'group_id'>): Promise<Audience> {
+    const userIds = await memberIdsOfGroup(this.deps.db, row.group_id);
+    return { kind: 'scoped', groups: [hubGroupNames.instances, hubGroupNames.instance(row.id)], userIds };
+  }
+
+  async publishInstance(event: 'InstanceCreated' | 'InstanceUpdated', id: string, known?: Instance) {
+    const instance = known ?? (await findInstance(this.deps.db, id));
+    if (!instance) return;
+    this.deps.bus.publish({ event, payload: { instance }, audience: await this.audience({ id, group_id: instance.groupId }) });
+  }
+}
