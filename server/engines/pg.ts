@@ -16,6 +16,7 @@ import type {
 import { pgBackupDatabase, pgInspect, pgRestoreInto, readPgManifest, withClient as withPgClient, type PgTarget } from './pgBackup';
 import { writeInstanceFile } from './instanceFiles';
 import { parameterPolicy } from './parameterPolicy';
+import { parameterFromRow, pgCatalogue, readJson, settingsQuery, type SettingsRow } from './pgCatalogue';
 import { ensurePgRoles, newPassword, writeSecret } from './pgRoles';
 import { checkValue, confQuote, confUnquote, thisHost } from './parameterValues';
 import { EngineError, giveToEngineUser, giveTreeToEngineUser, instanceUser, isAlive, migrateInstanceFolder, removeInstanceUser, run } from './processRunner';
@@ -101,13 +102,18 @@ function makeFolders(rt: InstanceRuntime) {
   for (const dir of [rt.dir, p.data, p.socket, p.logs]) mkdirFor(rt, dir, 0o700);
 }
 
+export interface PgEngine extends Engine {
+  /** The release's parameter catalogue, built from a throwaway cluster when none is cached. */
+  catalogue(): Promise<ConfigParameter[]>;
+}
+
 /** PostgreSQL (Debian's postgresql 15) run with pg_ctl as the instance's own user, on a loopback port. */
-export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}): Engine {
+export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}): PgEngine {
   const bin = (tool: string) => path.join(binaries.pgBinDir, tool);
   let versionText: Promise<string> | undefined;
   const version = () =>
     (versionText ??= run(null, bin('postgres'), ['--version']).then(({ stdout }) => /\(PostgreSQL\)\s+(\S+)/.exec(stdout)?.[1] ?? stdout.trim()));
-  const catalogFile = async () => options.catalogDir && path.join(options.catalogDir, `pg-${await version()}.json`);
+  const catalogue = pgCatalogue({ bin, version, catalogDir: options.catalogDir });
 
   const target = pgSuperuserTarget;
   const withClient = <T>(rt: InstanceRuntime, use: (client: Client) => Promise<T>) => withPgClient(target(rt), 'postgres', use, 10_000);
@@ -127,56 +133,27 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
 
   /**
    * While the server runs, pg_settings; while it is stopped, the last values read, with what was
-   * saved since (postgresql.auto.conf) laid over them. The metadata is kept per release in the
-   * catalog so an instance that never ran can be checked too.
+   * saved since (postgresql.auto.conf) laid over them, or the release's catalogue for an instance
+   * that never ran (one that failed its first start can be read and repaired too).
    */
   async function parameters(rt: InstanceRuntime): Promise<ConfigParameter[]> {
     if (pid(rt) === null) {
       const saved = readAutoConf(rt);
-      const known = readJson<ConfigParameter[]>(paths(rt).lastParameters) ?? readJson<ConfigParameter[]>(await catalogFile());
-      if (!known) throw new EngineError('The parameters of this instance are read from the running server: start it once first.');
+      const known = readJson<ConfigParameter[]>(paths(rt).lastParameters) ?? (await catalogue.load());
       return known.map((p) => (saved.has(p.name) ? { ...p, value: saved.get(p.name)! } : p));
     }
     const live = await liveParameters(rt);
     writeInstanceFile(paths(rt).lastParameters, JSON.stringify(live), { within: rt.dir });
-    const catalog = await catalogFile();
-    if (catalog && !fs.existsSync(catalog)) writeJson(catalog, live.map((p) => ({ ...p, value: p.default ?? '' })));
+    await catalogue.remember(live);
     return live;
   }
 
   async function liveParameters(rt: InstanceRuntime): Promise<ConfigParameter[]> {
-    const { rows } = await withClient(rt, (c) =>
-      c.query<{
-        name: string;
-        setting: string;
-        boot_val: string | null;
-        vartype: ConfigParameter['type'];
-        unit: string | null;
-        min_val: string | null;
-        max_val: string | null;
-        enumvals: string[] | null;
-        context: string;
-        short_desc: string;
-      }>(
-        `select name, setting, boot_val, vartype, unit, min_val, max_val, enumvals, context, short_desc
-           from pg_settings where context <> 'internal' order by name`,
-      ),
-    );
-    return rows.map((row) => ({
-        name: row.name,
-        value: row.setting,
-        default: row.boot_val,
-        type: row.vartype,
-        unit: row.unit,
-        min: row.min_val === null ? null : Number(row.min_val),
-        max: row.max_val === null ? null : Number(row.max_val),
-        enumValues: row.enumvals,
-        apply: row.context === 'postmaster' ? 'restart' : 'reload',
-        description: row.short_desc,
-      }));
+    const { rows } = await withClient(rt, (c) => c.query<SettingsRow>(settingsQuery));
+    return rows.map(parameterFromRow);
   }
 
-  const engine: Engine = {
+  const engine: PgEngine = {
     type: 'pg',
 
     async unavailable() {
@@ -299,22 +276,16 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
 
     parameters,
 
+    catalogue: () => catalogue.load(),
+
     async pendingRestart(rt) {
       if (pid(rt) === null) return [];
       return withClient(rt, async (c) => (await c.query<{ name: string }>(`select name from pg_settings where pending_restart order by name`)).rows.map((r) => r.name));
     },
 
     async validate(rt, changes) {
-      let list: ConfigParameter[];
-      try {
-        list = await parameters(rt);
-      } catch (error) {
-        // Before the first start: the release's catalog, if any instance of it ever ran.
-        const catalog = readJson<ConfigParameter[]>(await catalogFile());
-        if (!catalog) throw error;
-        list = catalog;
-      }
-      const known = new Map(list.map((p) => [p.name, p]));
+      // Before the first start (or for a new instance, not created yet): the release's catalogue.
+      const known = new Map((await parameters(rt)).map((p) => [p.name, p]));
       const errors: Record<string, string[]> = {};
       for (const [name, value] of Object.entries(changes)) {
         // The policy is the service's to apply per caller; no caller may write a managed parameter.
@@ -413,21 +384,6 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
     },
   };
   return engine;
-}
-
-function readJson<T>(file: string | undefined): T | null {
-  if (!file) return null;
-  try {
-    return JSON.parse(fs.readFileSync(file, 'utf8')) as T;
-  } catch {
-    return null;
-  }
-}
-
-function writeJson(file: string, value: unknown) {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(`${file}.tmp`, JSON.stringify(value));
-  fs.renameSync(`${file}.tmp`, file);
 }
 
 /** What a log file gained past `from`: the last few lines, for an error message. */

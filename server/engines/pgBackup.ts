@@ -283,6 +283,11 @@ export async function pgRestoreInto(tools: Tools, dir: string, target: PgTarget)
     );
   }
 }
+/** Exact row counts of every user table of one database (`schema.table` → rows), as the superuser. */
+export function pgRowCounts(target: PgTarget, database: string): Promise<Record<string, number>> {
+  return withClient(target, database, async (client) => client.query('begin').then(async () => countRows(client, await tablesOf(client))));
+}
+
 
 /** Exact row counts of the databases and tables a backup recorded, read from a running server. */
 export async function pgInspect(target: PgTarget, recorded: BackupContents): Promise<BackupContents> {
