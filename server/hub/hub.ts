@@ -1,4 +1,6 @@
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
+import { statefulReconnectBufferSize } from '../../contracts/hub';
 import type { Role } from '../../contracts/roles';
 import type { Audience, EventBus, HubEvent } from './bus';
 import {
@@ -11,6 +13,7 @@ import {
   splitRecords,
   type InvocationMessage,
 } from './protocol';
+import { isSequenced, ReplayBuffer } from './replay';
 
 export interface HubPrincipal {
   userId: string;
@@ -33,6 +36,10 @@ export interface HubLimits {
   clientTimeoutMs: number;
   /** A connection whose unsent data grows past this is too slow to keep. */
   maxBufferedBytes: number;
+  /** Stateful reconnect: the bytes of sent messages kept until the client acknowledges them (SPEC §9). */
+  replayBufferBytes: number;
+  /** How long a negotiated connection waits for its socket, and a dropped stateful one for its client to come back. */
+  reconnectGraceMs: number;
 }
 
 /** Every hub limit, in one place. */
@@ -45,6 +52,8 @@ export const defaultHubLimits: HubLimits = {
   pingIntervalMs: 15_000,
   clientTimeoutMs: 30_000,
   maxBufferedBytes: 8 * 1024 * 1024,
+  replayBufferBytes: statefulReconnectBufferSize,
+  reconnectGraceMs: 30_000,
 };
 
 /** An error whose message is sent to the client as the Completion error. */
@@ -62,20 +71,40 @@ export interface HubLogger {
   warn(obj: object, msg?: string): void;
 }
 
+/** What POST /uihub/negotiate answers (negotiate version 1 of the SignalR HTTP protocol). */
+export interface Negotiation {
+  connectionId: string;
+  connectionToken: string;
+  useStatefulReconnect: boolean;
+}
+
 class Connection {
   handshaken = false;
   lastSeen = Date.now();
   readonly groups = new Set<string>();
+  /** None between a negotiate and its WebSocket, nor while a dropped stateful link waits for its client. */
+  socket: WebSocket | null = null;
+  /** Since when the connection has had no socket: it is forgotten after the reconnect grace period. */
+  detachedAt = Date.now();
+  /** Closed on purpose: never resumed. */
+  ended = false;
   /** A token bucket: one token per message, refilled at maxMessagesPerSecond up to messageBurst. */
   private tokens: number;
   private refilledAt = Date.now();
 
   constructor(
-    readonly socket: WebSocket,
     readonly principal: HubPrincipal,
     private readonly limits: HubLimits,
+    /** The negotiated connection's secret, which the client presents as ?id= on (re)connecting. */
+    readonly token: string | null = null,
+    /** Set when the client negotiated stateful reconnect. */
+    readonly replay: ReplayBuffer | null = null,
   ) {
     this.tokens = limits.messageBurst;
+  }
+
+  get open(): boolean {
+    return this.socket !== null && this.socket.readyState === this.socket.OPEN;
   }
 
   /** Takes a token for one message; false when the client sends faster than allowed. */
@@ -89,12 +118,20 @@ class Connection {
   }
 
   send(frame: string) {
-    if (this.socket.readyState === this.socket.OPEN) this.socket.send(frame);
+    if (this.open) this.socket!.send(frame);
   }
 
+  /** Invocations and completions: kept until acknowledged when the link is stateful, sent if it is up. */
+  sendSequenced(frame: string) {
+    this.replay?.keep(frame);
+    this.send(frame);
+  }
+
+  /** Sends Close, then closes the socket with a close frame: the client hears why, and the TCP link ends cleanly. */
   close(error?: string, allowReconnect?: boolean) {
+    this.ended = true;
     this.send(encode({ type: MessageType.Close, ...(error ? { error } : {}), ...(allowReconnect !== undefined ? { allowReconnect } : {}) }));
-    this.socket.close(1000);
+    this.socket?.close(1000);
   }
 }
 
@@ -104,6 +141,7 @@ class Connection {
  */
 export class Hub {
   private readonly connections = new Set<Connection>();
+  private readonly byToken = new Map<string, Connection>();
   private readonly methods = new Map<string, GroupMethod>();
   private readonly timer: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
@@ -135,25 +173,92 @@ export class Hub {
       : null;
   }
 
-  accept(socket: WebSocket, principal: HubPrincipal): void {
-    const connection = new Connection(socket, principal, this.limits);
+  /**
+   * POST /uihub/negotiate: a connection that exists before its socket, named by a secret token, so
+   * that a stateful one can be resumed by the same client after its socket drops. It counts toward
+   * the user's connection limit from now on, and is forgotten unless a socket comes within the grace period.
+   */
+  negotiate(principal: HubPrincipal, statefulReconnect: boolean): Negotiation {
+    const token = randomBytes(32).toString('base64url');
+    const replay = statefulReconnect ? new ReplayBuffer(this.limits.replayBufferBytes) : null;
+    const connection = new Connection(principal, this.limits, token, replay);
+    this.connections.add(connection);
+    this.byToken.set(token, connection);
+    return { connectionId: randomUUID(), connectionToken: token, useStatefulReconnect: statefulReconnect };
+  }
+
+  /**
+   * Refuses a socket presenting a connection token that is unknown, expired, or another session's
+   * (all alike: a token is not to be probed), or one already in use on a link that cannot be resumed.
+   */
+  resumeError(principal: HubPrincipal, token: string): { status: 404 | 409; reason: string } | null {
+    const connection = this.byToken.get(token);
+    if (!connection || connection.ended || connection.principal.sessionId !== principal.sessionId) {
+      return { status: 404, reason: 'No connection with that ID.' };
+    }
+    if (connection.socket && !connection.replay) return { status: 409, reason: 'The connection is already in use.' };
+    return null;
+  }
+
+  /** Takes a socket: a new connection, a negotiated one (by its token), or a stateful one coming back. */
+  accept(socket: WebSocket, principal: HubPrincipal, token?: string): void {
+    const connection = token === undefined ? new Connection(principal, this.limits) : this.byToken.get(token);
+    // Forgotten between the route's check and the upgrade: the client starts over.
+    if (!connection) return socket.close(1008, 'No connection with that ID.');
+    const previous = connection.socket;
+    connection.socket = socket;
+    connection.lastSeen = Date.now();
     // A client reconnecting while the server shuts down would otherwise hold the close open.
     if (this.closing) return connection.close('Server is shutting down.', true);
+    // The client only comes back once it has given up on the old socket, even if the server has not noticed yet.
+    previous?.terminate();
     this.connections.add(connection);
-    socket.on('message', (data, isBinary) => this.receive(connection, data as Buffer, isBinary));
-    socket.on('close', () => this.connections.delete(connection));
+    socket.on('message', (data, isBinary) => {
+      if (connection.socket === socket) this.receive(connection, data as Buffer, isBinary);
+    });
+    socket.on('close', (code) => this.detach(connection, socket, code));
     // ws reports a client's broken frame (invalid UTF-8, over maxPayload) here and closes the socket itself.
     socket.on('error', (error) => this.log.info({ reason: error.message, userId: principal.userId }, 'hub socket error'));
+    // A stateful link picks up where it was, without a handshake: first what the client may have missed.
+    if (connection.handshaken && connection.replay) for (const frame of connection.replay.replay()) connection.send(frame);
+  }
+
+  /**
+   * A socket closed: a stateful link that dropped (1006, no close frame: the network, not the client)
+   * waits for its client to come back. Any other connection ends, and so does one closed with a close
+   * frame (the client stopped, the page went away), which would otherwise hold a place in the user's
+   * connection limit for nothing.
+   */
+  private detach(connection: Connection, socket: WebSocket, code: number) {
+    if (connection.socket !== socket) return;
+    connection.socket = null;
+    connection.detachedAt = Date.now();
+    const dropped = code === 1006;
+    if (connection.ended || !dropped || !connection.replay || !connection.handshaken) this.forget(connection);
+  }
+
+  private forget(connection: Connection) {
+    connection.ended = true;
+    this.connections.delete(connection);
+    if (connection.token !== null) this.byToken.delete(connection.token);
+  }
+
+  private closeWhere(predicate: (c: Connection) => boolean, reason: string, allowReconnect: boolean) {
+    for (const c of this.connections) {
+      if (!predicate(c)) continue;
+      c.close(reason, allowReconnect);
+      this.forget(c);
+    }
   }
 
   /** Closes every connection of a user (logout elsewhere, disabled, password changed). */
   closeUser(userId: string, reason: string): void {
-    for (const c of this.connections) if (c.principal.userId === userId) c.close(reason, false);
+    this.closeWhere((c) => c.principal.userId === userId, reason, false);
   }
 
   /** Closes the connections opened with one session (that session logged out). */
   closeSession(sessionId: string, reason: string): void {
-    for (const c of this.connections) if (c.principal.sessionId === sessionId) c.close(reason, false);
+    this.closeWhere((c) => c.principal.sessionId === sessionId, reason, false);
   }
 
   /** Server shutdown: clients may reconnect to the next server. */
@@ -161,8 +266,12 @@ export class Hub {
     this.closing = true;
     clearInterval(this.timer);
     this.unsubscribe();
-    for (const c of this.connections) c.close('Server is shutting down.', true);
-    this.connections.clear();
+    this.closeWhere(() => true, 'Server is shutting down.', true);
+  }
+
+  /** Who is connected (past the handshake), one entry per connection: per-receiver events are computed for them. */
+  principals(): HubPrincipal[] {
+    return [...this.connections].filter((c) => c.handshaken).map((c) => c.principal);
   }
 
   groupsOf(userId: string): string[][] {
@@ -182,7 +291,7 @@ export class Hub {
       }
       for (const record of splitRecords(data.toString('utf8'))) {
         // A Close from the client ends the connection: the rest of its frame is not read.
-        if (connection.socket.readyState !== connection.socket.OPEN) return;
+        if (!connection.open) return;
         if (!connection.takeMessageToken()) {
           throw new ProtocolError(`Too many messages: at most ${this.limits.maxMessagesPerSecond} per second.`);
         }
@@ -204,11 +313,11 @@ export class Hub {
   private refuse(connection: Connection, reason: string) {
     if (connection.handshaken) return connection.close(reason, false);
     connection.send(JSON.stringify({ error: reason }) + recordSeparator);
-    connection.socket.close(1002);
+    connection.socket?.close(1002);
   }
 
   private handshake(connection: Connection, record: string) {
-    const refusal = checkHandshake(record);
+    const refusal = checkHandshake(record, connection.replay ? 2 : 1);
     if (refusal) throw new ProtocolError(refusal);
     connection.handshaken = true;
     connection.send('{}' + recordSeparator);
@@ -216,18 +325,32 @@ export class Hub {
 
   private dispatch(connection: Connection, record: string) {
     const message = parseClientMessage(record);
+    const { replay } = connection;
+    if (replay && isSequenced(message.type)) {
+      // A message resent after a reconnect that was already acted on is only acknowledged again.
+      const fresh = replay.receive();
+      connection.send(replay.ackFrame());
+      if (!fresh) return;
+    }
     switch (message.type) {
       case MessageType.Invocation:
         this.invoke(connection, message).catch((error: unknown) => this.log.warn({ err: error, target: message.target }, 'hub method failed'));
         return;
       case MessageType.StreamInvocation:
-        connection.send(encode({ type: MessageType.Completion, invocationId: message.invocationId, error: 'Streaming hub methods are not supported.' }));
+        connection.sendSequenced(encode({ type: MessageType.Completion, invocationId: message.invocationId, error: 'Streaming hub methods are not supported.' }));
         return;
       case MessageType.Close:
-        connection.socket.close(1000);
+        connection.ended = true;
+        connection.socket?.close(1000);
+        return;
+      case MessageType.Ack:
+        replay?.acknowledge(message.sequenceId);
+        return;
+      case MessageType.Sequence:
+        replay?.restartReceiving(message.sequenceId);
         return;
       default:
-        // Ping only refreshes lastSeen; Cancel, Ack, Sequence and StreamItem have nothing to act on.
+        // Ping only refreshes lastSeen; Cancel and StreamItem have nothing to act on, nor Ack and Sequence on a link without stateful reconnect.
         return;
     }
   }
@@ -235,7 +358,7 @@ export class Hub {
   private async invoke(connection: Connection, message: InvocationMessage) {
     const reply = (outcome: { result?: unknown } | { error: string }) => {
       if (message.invocationId !== undefined) {
-        connection.send(encode({ type: MessageType.Completion, invocationId: message.invocationId, ...outcome }));
+        connection.sendSequenced(encode({ type: MessageType.Completion, invocationId: message.invocationId, ...outcome }));
       }
     };
     const match = /^(Join|Leave)(.+)$/.exec(message.target);
@@ -279,11 +402,13 @@ export class Hub {
     const reaches = audienceTest(event.audience);
     for (const connection of this.connections) {
       if (!connection.handshaken || !reaches(connection)) continue;
-      if (connection.socket.bufferedAmount > this.limits.maxBufferedBytes) {
+      if (connection.socket && connection.socket.bufferedAmount > this.limits.maxBufferedBytes) {
         connection.close('The connection is too slow to keep up with events.', true);
+        this.forget(connection);
         continue;
       }
-      connection.send(frameFor(connection.principal.role === 'admin'));
+      // A dropped stateful link keeps the event for its client's return.
+      connection.sendSequenced(frameFor(connection.principal.role === 'admin'));
     }
   }
 
@@ -291,10 +416,13 @@ export class Hub {
     const now = Date.now();
     const ping = encode({ type: MessageType.Ping });
     for (const connection of this.connections) {
-      if (now - connection.lastSeen > this.limits.clientTimeoutMs) {
+      if (!connection.socket) {
+        if (now - connection.detachedAt > this.limits.reconnectGraceMs) this.forget(connection);
+      } else if (now - connection.lastSeen > this.limits.clientTimeoutMs) {
+        // A graceful close: ws sends the close frame after the Close message and ends the TCP link
+        // once the client answers (or after its own close timeout for a client that never does).
         connection.close('Client timeout elapsed without receiving a message from the client.', true);
-        connection.socket.terminate();
-        this.connections.delete(connection);
+        this.forget(connection);
       } else if (connection.handshaken) {
         connection.send(ping);
       }

@@ -145,8 +145,11 @@ function describeFirstError(name: string, schema: TObject, check: Validator, val
   return `${name} ${field} must be ${description ?? error.message.replace(/^must be /, '')}.`;
 }
 
-/** Parses the handshake request; answers the reason it is refused, or null when it is accepted. */
-export function checkHandshake(record: string): string | null {
+/**
+ * Parses the handshake request; answers the reason it is refused, or null when it is accepted.
+ * Version 2 adds Ack and Sequence: only a connection that negotiated stateful reconnect speaks it.
+ */
+export function checkHandshake(record: string, maxVersion: 1 | 2 = 1): string | null {
   let request: Record<string, unknown>;
   try {
     request = parseObject(record, 'Handshake request');
@@ -158,7 +161,9 @@ export function checkHandshake(record: string): string | null {
   }
   const { protocol, version } = request as Static<typeof Handshake>;
   if (protocol !== 'json') return `The protocol ${quoted(protocol)} is not supported.`;
-  if (version !== 1) return `The server does not support version ${version} of the 'json' protocol.`;
+  if (!Number.isInteger(version) || version < 1 || version > maxVersion) {
+    return `The server does not support version ${version} of the 'json' protocol.`;
+  }
   return null;
 }
 

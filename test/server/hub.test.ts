@@ -387,6 +387,8 @@ describe('limits and keep-alive', () => {
     // The raw one heard pings but never answered: it was closed.
     expect(silent.frames).toContain(`{"type":6}${RS}`);
     expect(silent.frames.at(-1)).toMatch(/"type":7.*Client timeout/);
+    // Closed gracefully: a close frame with 1000 after the Close message, not a cut TCP link (1006).
+    await expect(silent.closed).resolves.toBe(1000);
     expect(silent.socket.readyState).toBe(WebSocket.CLOSED);
   });
 });
