@@ -40,10 +40,10 @@ export function firstAdminBanner(admin: FirstAdmin): string {
 export async function startServer(config: Config, deps: StartDeps = {}): Promise<RunningServer> {
   const print = deps.print ?? ((text: string) => process.stdout.write(`${text}\n`));
   const db = openDb(config);
+  let admin: FirstAdmin | null;
   try {
     await migrateToLatest(db);
-    const admin = await ensureFirstAdmin(db, config);
-    if (admin) print(firstAdminBanner(admin));
+    admin = await ensureFirstAdmin(db, config);
   } catch (error) {
     await db.destroy();
     throw error;
@@ -60,6 +60,8 @@ export async function startServer(config: Config, deps: StartDeps = {}): Promise
   const { port } = app.server.address() as AddressInfo;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   print(`Warden listening on ${url}`);
+  // Last, so that nothing printed at start-up pushes it out of sight.
+  if (admin) print(firstAdminBanner(admin));
 
   return {
     app,

@@ -54,3 +54,65 @@ export async function detectEngines(binaries: EngineBinaries): Promise<DetectedE
     },
   ];
 }
+
+/** The Debian packages that bring each engine's binaries (etcdctl comes with etcd-client). */
+export const enginePackages: Record<DetectedEngine['type'], string[]> = {
+  pg: ['postgresql'],
+  etcd: ['etcd-server', 'etcd-client'],
+};
+
+const engineNames: Record<DetectedEngine['type'], string> = { pg: 'PostgreSQL', etcd: 'etcd' };
+
+/** WARDEN_INSTALL_ENGINES: 'auto' (the default) installs missing engines when it can; 'never' only says how. */
+export type InstallPolicy = 'auto' | 'never';
+
+export function parseInstallPolicy(raw: string | undefined): InstallPolicy {
+  if (raw === undefined || raw === '' || raw === 'auto') return 'auto';
+  if (raw === 'never') return 'never';
+  throw new Error(`WARDEN_INSTALL_ENGINES must be auto or never, got '${raw}'`);
+}
+
+export interface EngineSetupDeps {
+  policy: InstallPolicy;
+  /** Running as root: apt-get may install. */
+  isRoot: boolean;
+  /** /etc/debian_version exists: the packages above exist. */
+  isDebian: boolean;
+  /** Runs a command with its output streamed to the console; resolves its exit code. */
+  run(command: string, args: string[]): Promise<number>;
+  print(line: string): void;
+}
+
+function describe(engine: DetectedEngine, binaries: EngineBinaries): string {
+  const where = engine.type === 'pg' ? binaries.pgBinDir : binaries.etcdBin;
+  return engine.available ? `${engineNames[engine.type]} ${engine.version} found at ${where}.` : `${engine.problem}`;
+}
+
+/**
+ * `npm start` on a fresh machine: reports which engines are installed and, when some are missing,
+ * installs them with apt-get (as root on Debian, unless the policy says never), or prints the exact
+ * command that would. Answers the engines as found in the end; a missing engine only disables its
+ * instance type, so this never stops the start.
+ */
+export async function prepareEngines(binaries: EngineBinaries, deps: EngineSetupDeps): Promise<DetectedEngine[]> {
+  let engines = await detectEngines(binaries);
+  const missing = () => engines.filter((engine) => !engine.available);
+  const packages = () => missing().flatMap((engine) => enginePackages[engine.type]);
+  if (missing().length > 0 && deps.policy === 'auto' && deps.isRoot && deps.isDebian) {
+    const install = ['install', '-y', ...packages()];
+    deps.print(`Installing ${missing().map((e) => engineNames[e.type]).join(' and ')}: apt-get update && apt-get ${install.join(' ')}`);
+    deps.print('(Set WARDEN_INSTALL_ENGINES=never to skip this.)');
+    const updated = await deps.run('apt-get', ['update']);
+    const installed = updated === 0 ? await deps.run('apt-get', install) : updated;
+    if (installed !== 0) deps.print(`apt-get failed with exit code ${installed}.`);
+    engines = await detectEngines(binaries);
+  }
+  for (const engine of engines) deps.print(describe(engine, binaries));
+  if (missing().length > 0) {
+    const sudo = deps.isRoot ? '' : 'sudo ';
+    deps.print(`Install the missing engines with: ${sudo}apt-get update && ${sudo}apt-get install -y ${packages().join(' ')}`);
+    if (!deps.isDebian) deps.print('(Package names are Debian\'s; elsewhere, point WARDEN_PG_BINDIR / WARDEN_ETCD_BIN / WARDEN_ETCDCTL_BIN at the binaries.)');
+    deps.print('Warden starts anyway; instances of a missing engine cannot run until it is installed.');
+  }
+  return engines;
+}

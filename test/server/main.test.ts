@@ -53,7 +53,8 @@ describe('startServer', () => {
     const server = await startServer(config, { print: (text) => printed.push(text) });
     try {
       expect(printed).toHaveLength(2);
-      const [box, listening] = printed;
+      // The box comes last: nothing printed at start-up pushes it out of sight.
+      const [listening, box] = printed;
       expect(box).toMatch(/^\+-+\+\n/);
       expect(box).toContain('e-mail:   admin@warden.local');
       const password = /password: (\S+)/.exec(box)?.[1] ?? '';
