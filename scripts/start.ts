@@ -1,23 +1,44 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { buildSpa } from './build';
+import { buildServer, serverEntry } from './buildServer';
 
-/** `npm start`: build the SPA when dist/ is stale, then serve it and the API from this process. */
+/** Runs a command with its output on this console (apt-get's progress); resolves its exit code. */
+function runStreamed(command: string, args: string[]): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    child.on('error', () => resolve(127));
+    child.on('exit', (code) => resolve(code ?? 1));
+  });
+}
+
+/**
+ * `npm start`: set up what a fresh machine lacks (the engines, the SPA and server builds), then run the
+ * compiled server (build/server/main.js) with plain node, which serves the SPA and the API, prints the
+ * first-admin box and handles SIGINT/SIGTERM itself.
+ */
 async function main(): Promise<void> {
-  if (!(await buildSpa())) process.exit(1);
-  // Loaded only once the build is done, so a failed build never opens the store or a port.
-  const [{ loadConfig }, { startServer, guardProcess }] = await Promise.all([import('../server/config'), import('../server/main')]);
-  const server = await startServer(loadConfig(process.env));
-  guardProcess(server.app.log);
-  const stop = () => {
-    server.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error('Shutdown failed:', error);
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  // The console is the operator's: request logs would push the first-admin box out of sight.
+  // WARDEN_LOG_LEVEL=info brings them back.
+  process.env.WARDEN_LOG_LEVEL ??= 'warn';
+  // Loaded only once needed, so a failed build never opens the store or a port.
+  const [{ loadConfig }, { parseInstallPolicy, prepareEngines }] = await Promise.all([
+    import('../server/config'),
+    import('../server/engines/detect'),
+  ]);
+  const config = loadConfig(process.env);
+  await prepareEngines(config.engines, {
+    policy: parseInstallPolicy(process.env.WARDEN_INSTALL_ENGINES),
+    isRoot: process.getuid?.() === 0,
+    isDebian: existsSync('/etc/debian_version'),
+    run: runStreamed,
+    print: (line) => console.log(line),
+  });
+  if (!(await buildSpa()) || !(await buildServer())) process.exit(1);
+  const server = spawn(process.execPath, ['--enable-source-maps', serverEntry], { stdio: 'inherit' });
+  // A terminal's Ctrl-C reaches both processes; a signal sent to this one alone is passed on.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => server.kill(signal));
+  server.once('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }
 
 main().catch((error: unknown) => {

@@ -20,8 +20,11 @@ function pathOf(request: FastifyRequest): string {
  */
 export function isNavigation(request: FastifyRequest): boolean {
   if (request.method !== 'GET' && request.method !== 'HEAD') return false;
-  if (!(request.headers.accept ?? '').includes('text/html')) return false;
+  const accept = request.headers.accept ?? '';
   const urlPath = pathOf(request);
+  // Only the console lives at /: a client taking anything (curl's Accept: */*, none at all) gets it.
+  if (urlPath === '/') return accept === '' || accept.includes('text/html') || accept.includes('*/*');
+  if (!accept.includes('text/html')) return false;
   // A last segment with a dot names a file (favicon.ico), not a screen.
   if (/\.[^/]*$/.test(urlPath)) return false;
   return !apiOnlyPrefixes.some((prefix) => urlPath === prefix || urlPath.startsWith(`${prefix}/`));
@@ -30,7 +33,9 @@ export function isNavigation(request: FastifyRequest): boolean {
 /** Serves the built SPA from staticDir: index.html for navigations, hashed assets, top-level files. */
 export const spa = fp<{ staticDir: string }>(async (app, { staticDir }) => {
   // Only for reply.sendFile; the routes below decide what is served and how long it may be cached.
-  await app.register(fastifyStatic, { root: staticDir, serve: false, suppressWarning: true });
+  // preCompressed: the build writes .br and .gz beside each hashed asset (scripts/webpack), sent
+  // by Accept-Encoding with Content-Encoding and `Vary: accept-encoding` instead of compressing per request.
+  await app.register(fastifyStatic, { root: staticDir, serve: false, suppressWarning: true, preCompressed: true });
 
   const sendIndex = (reply: FastifyReply) => {
     if (!fs.existsSync(path.join(staticDir, 'index.html'))) {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { expectProblem, setup, type Harness } from './helpers';
 
 let h: Harness;
@@ -38,6 +39,18 @@ describe('SPA fallback', () => {
     },
   );
 
+  it.each([['*/*'], [undefined]])('answers the console to GET / with Accept %s (curl, a first look)', async (accept) => {
+    const res = await h.app.inject({ url: '/', headers: accept === undefined ? {} : { accept } });
+
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe(indexHtml);
+  });
+
+  it('answers JSON asked of / with a problem, and */* elsewhere reaches the API', async () => {
+    expectProblem(await h.app.inject({ url: '/', headers: { accept: 'application/json' } }), 404);
+    expectProblem(await h.app.inject({ url: '/auth/me', headers: { accept: '*/*' } }), 401);
+  });
+
   it('lets the browser fetch of a screen-like path reach the API', async () => {
     const res = await h.app.inject({ url: '/auth/me', headers: { accept: 'application/json' } });
 
@@ -67,6 +80,52 @@ describe('SPA fallback', () => {
     expect(theme.headers['content-type']).toMatch(/^text\/css/);
     // Theme files keep their names across builds, so a long cache would pin an old palette.
     expect(theme.headers['cache-control']).toBe('no-cache');
+  });
+
+  describe('precompressed assets', () => {
+    const script = 'console.log("warden")';
+    beforeEach(() => {
+      fs.writeFileSync(path.join(staticDir, 'static', 'app.3f2a1b.js.br'), zlib.brotliCompressSync(script));
+      fs.writeFileSync(path.join(staticDir, 'static', 'app.3f2a1b.js.gz'), zlib.gzipSync(script));
+    });
+    const fetchScript = (acceptEncoding?: string) =>
+      h.app.inject({ url: '/static/app.3f2a1b.js', headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } });
+
+    it('sends the brotli file to a browser taking br, with its type and the long cache', async () => {
+      const res = await fetchScript('gzip, deflate, br, zstd');
+
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-encoding']).toBe('br');
+      expect(res.headers['content-type']).toMatch(/^(text|application)\/javascript/);
+      expect(res.headers.vary).toMatch(/accept-encoding/i);
+      expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      expect(zlib.brotliDecompressSync(res.rawPayload).toString()).toBe(script);
+    });
+
+    it('sends the gzip file to a client taking only gzip', async () => {
+      const res = await fetchScript('gzip');
+
+      expect(res.headers['content-encoding']).toBe('gzip');
+      expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      expect(zlib.gunzipSync(res.rawPayload).toString()).toBe(script);
+    });
+
+    it('sends the plain file, still varying on Accept-Encoding, to a client taking neither', async () => {
+      for (const res of [await fetchScript(), await fetchScript('identity')]) {
+        expect(res.headers['content-encoding']).toBeUndefined();
+        expect(res.headers.vary).toMatch(/accept-encoding/i);
+        expect(res.body).toBe(script);
+      }
+    });
+
+    it('sends an asset the build left uncompressed as it is', async () => {
+      fs.writeFileSync(path.join(staticDir, 'static', 'tiny.0a1b2c.js'), '1');
+
+      const res = await h.app.inject({ url: '/static/tiny.0a1b2c.js', headers: { 'accept-encoding': 'br, gzip' } });
+
+      expect(res.headers['content-encoding']).toBeUndefined();
+      expect(res.body).toBe('1');
+    });
   });
 
   it('serves top-level files without a long cache, and 404 problems for missing assets', async () => {
