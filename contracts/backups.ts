@@ -68,6 +68,8 @@ export const Backup = Type.Object({
   /** A verification of it runs now (its result arrives as BackupUpdated). */
   verifying: Type.Boolean(),
   createdBy: nullable(Type.String()),
+  /** Never trimmed by retention. */
+  pinned: Type.Boolean(),
 });
 export type Backup = Static<typeof Backup>;
 
@@ -132,6 +134,8 @@ export const BackupSchedule = Type.Object({
   timeZone: Type.String(),
   keepLast: nullable(Type.Integer()),
   keepDays: nullable(Type.Integer()),
+  /** Retention trims backups taken by hand too; otherwise scheduled ones only. */
+  includeManual: Type.Boolean(),
   lastRunAt: nullable(Type.String()),
   /** The next five run times (UTC ISO), empty when disabled. */
   nextRuns: Type.Array(Type.String()),
@@ -145,6 +149,7 @@ export const UpdateScheduleRequest = Type.Object(
     timeZone: Type.String({ minLength: 1, maxLength: 64 }),
     keepLast: nullable(Type.Integer({ minimum: 1, maximum: retentionLimits.keepLastMax })),
     keepDays: nullable(Type.Integer({ minimum: 1, maximum: retentionLimits.keepDaysMax })),
+    includeManual: Type.Optional(Type.Boolean({ default: false })),
   },
   { additionalProperties: false },
 );
@@ -163,6 +168,7 @@ export const RetentionPreviewRequest = Type.Object(
   {
     keepLast: nullable(Type.Integer({ minimum: 1, maximum: retentionLimits.keepLastMax })),
     keepDays: nullable(Type.Integer({ minimum: 1, maximum: retentionLimits.keepDaysMax })),
+    includeManual: Type.Optional(Type.Boolean({ default: false })),
   },
   { additionalProperties: false },
 );
@@ -181,6 +187,10 @@ export const DeleteBackupQuery = Type.Object(
 );
 
 export const DeleteBackupResponse = Type.Object({ id: Type.String() });
+
+/** PUT /instances/{id}/backups/{backupId}/pin: a pinned backup is never trimmed by retention. */
+export const PinBackupRequest = Type.Object({ pinned: Type.Boolean() }, { additionalProperties: false });
+export type PinBackupRequest = Static<typeof PinBackupRequest>;
 
 export const DownloadUrl = Type.Object({ url: Type.String(), expiresAt: Type.String() });
 export type DownloadUrl = Static<typeof DownloadUrl>;

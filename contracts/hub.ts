@@ -15,9 +15,12 @@ export const hubEvents = [
   'LogsAppended',
   'OperationCompleted',
   'StatisticsChanged',
+  'MetricsAppended',
   'UserChanged',
   'GroupChanged',
   'DebugMessage',
+  'ClientBuildProgress',
+  'ScriptRunUpdated',
 ] as const;
 export type HubEventName = (typeof hubEvents)[number];
 
@@ -45,3 +48,8 @@ export interface GroupChangedPayload {
 export const reconnectDelaysMs = [0, 2000, 10000, 30000] as const;
 export const keepAliveIntervalMs = 15_000;
 export const serverTimeoutMs = 30_000;
+/**
+ * SPEC §9 buffer size: what either side of a stateful-reconnect link keeps of the messages the other
+ * has not acknowledged yet, in bytes, so that a short network drop loses no message.
+ */
+export const statefulReconnectBufferSize = 100_000;

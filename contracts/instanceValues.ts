@@ -25,7 +25,7 @@ export function instanceNameProblem(name: string): string | null {
   return null;
 }
 
-export const instanceSortFields = ['name', 'createdAt', 'status', 'type', 'health'] as const;
+export const instanceSortFields = ['name', 'createdAt', 'status', 'type', 'health', 'sizeBytes'] as const;
 
 export const graphBuckets = ['day', 'week', 'month'] as const;
 export type GraphBucket = (typeof graphBuckets)[number];

@@ -46,6 +46,8 @@ export const Instance = Type.Object({
   operation: Type.Union([Operation, Type.Null()]),
   /** Goes up with every change: of two copies of an instance, keep the one with the higher version. */
   version: Type.Integer(),
+  /** The data folder's size as last measured by the metrics collector (about once a minute); null before. */
+  sizeBytes: Type.Optional(Type.Union([Type.Number(), Type.Null()])),
 });
 export type Instance = Static<typeof Instance>;
 

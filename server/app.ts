@@ -35,6 +35,9 @@ import { outboxRoutes } from './routes/outbox';
 import { instanceRoutes } from './routes/instances';
 import { databaseRoutes } from './routes/databases';
 import { logRoutes } from './routes/logs';
+import { statisticsRoutes } from './routes/statistics';
+import { MetricsCollector } from './metrics/collector';
+import { StatisticsPublisher } from './statistics/publisher';
 import { LogRetention } from './logs/retention';
 import { etcdEngine } from './engines/etcd';
 import type { Engine } from './engines/engine';
@@ -44,6 +47,11 @@ import { LogService } from './logs/logService';
 import { BackupService } from './backups/backupService';
 import { LocalDirectoryStorage, type BackupStorage } from './backups/storage';
 import { backupRoutes, instanceBackupRoutes } from './routes/backups';
+import { scriptRoutes } from './routes/scripts';
+import { ScriptService } from './scripts/scriptService';
+import { clientVersionRoutes } from './routes/clientVersions';
+import { ClientBuilds } from './releases/clientBuilds';
+import { ReleaseCatalog, releasesDir } from './releases/releaseCatalog';
 import path from 'node:path';
 import { instanceDefaults, logDefaults } from './config';
 
@@ -91,20 +99,46 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
   const hub = new Hub(bus, groupMethods(authz.canSeeInstance), app.log, deps.hubLimits ?? defaultHubLimits, redactor.value);
   const clock = deps.clock ?? systemClock;
   const logs = new LogService(db, bus, clock, config.logPollMs ?? instanceDefaults.logPollMs);
-  const engines = deps.engines ?? {
-    pg: pgEngine(config.engines, { catalogDir: path.join(config.dataDir, 'engines') }),
-    etcd: etcdEngine(config.engines),
-  };
+  const pg = pgEngine(config.engines, { catalogDir: path.join(config.dataDir, 'engines') });
+  const engines = deps.engines ?? { pg, etcd: etcdEngine(config.engines) };
+  // A listening, supervising server reads the pg parameter catalogue in the background when none is
+  // cached, so the first instance's parameters are checked without waiting; close waits for it so no
+  // throwaway cluster is left behind.
+  let pgCatalogue: Promise<unknown> | null = null;
+  if (engines.pg === pg && deps.supervise !== false) {
+    app.addHook('onListen', async () => {
+      pgCatalogue = pg
+        .unavailable()
+        .then(async (missing) => {
+          // Without PostgreSQL there is nothing to read; creating a pg instance says what to install.
+          if (missing === null) await pg.catalogue();
+        })
+        .catch((error: unknown) => app.log.error({ err: error }, 'Could not read the PostgreSQL parameter catalogue'));
+    });
+    app.addHook('preClose', async () => {
+      await pgCatalogue;
+    });
+  }
   const instances = new InstanceService({ db, bus, clock, config, logs, engines });
   const storage = deps.storage ?? new LocalDirectoryStorage(path.join(config.dataDir, 'backups'));
   const backups = new BackupService({ db, bus, clock, config, logs, instances, storage });
   instances.attachBackups(backups);
+  const scripts = new ScriptService({ db, bus, clock, config, logs, instances, backups });
   const ctx: AppContext = { config, db, clock, bus, hub, logs, instances };
   const retention = new LogRetention(db, logs, clock, {
     maxAgeMs: config.logRetentionMs ?? logDefaults.retentionMs,
     maxBytes: config.logMaxBytes ?? logDefaults.maxBytes,
     intervalMs: logDefaults.trimIntervalMs,
   });
+  const releases = new ReleaseCatalog(releasesDir(config.dataDir));
+  const clientBuilds = new ClientBuilds({ config, bus, clock, log: app.log });
+  // Only a listening server builds client releases, in the background: start and inject() never wait for it.
+  app.addHook('onListen', async () => {
+    clientBuilds.ensureCurrent().catch((error: unknown) => app.log.error({ err: error }, 'Could not check the client releases'));
+  });
+  app.addHook('preClose', async () => clientBuilds.close());
+  const metrics = new MetricsCollector({ db, bus, clock, instances, log: app.log, intervalMs: config.metricsIntervalMs });
+  const statistics = new StatisticsPublisher({ db, bus, clock, connected: () => hub.principals(), log: app.log });
   // Tell clients to reconnect (to this server's successor) before connections are torn down.
   app.addHook('preClose', async () => hub.close());
 
@@ -122,11 +156,18 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
     app.addHook('onReady', async () => {
       await instances.startSupervision();
       await backups.start();
+      await scripts.recover();
       retention.start();
+      metrics.start();
+      statistics.start();
     });
   }
   app.addHook('preClose', async () => {
+    await statistics.close();
+    await metrics.close();
     await retention.stop();
+    // Runs first: their sandboxes are removed while the services they use still work.
+    await scripts.close();
     await backups.close();
     await instances.close();
   });
@@ -156,11 +197,14 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
   app.register(instanceRoutes, { prefix: '/instances', ctx, authz, service: instances });
   app.register(databaseRoutes, { prefix: '/instances', ctx, authz, service: instances });
   app.register(instanceBackupRoutes, { prefix: '/instances', ctx, authz, service: backups });
+  app.register(scriptRoutes, { prefix: '/instances', ctx, authz, service: scripts });
   app.register(backupRoutes, { ctx, authz, service: backups });
   app.register(logRoutes, { ctx, authz });
+  app.register(statisticsRoutes, { ctx, authz });
+  app.register(clientVersionRoutes, { prefix: '/client-versions', ctx, catalog: releases, builds: clientBuilds });
 
   // Tests, benchmarks and main reach the services of this app through it.
-  return Object.assign(app, { instances, instanceLogs: logs, backups, logRetention: retention });
+  return Object.assign(app, { instances, instanceLogs: logs, backups, scripts, logRetention: retention, clientBuilds, metrics, statistics });
 }
 
 export type App = ReturnType<typeof buildApp>;

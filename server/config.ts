@@ -41,6 +41,8 @@ export interface Config {
   probeIntervalMs?: number;
   /** How often instances' log files are read for new lines. */
   logPollMs?: number;
+  /** How often running instances' metrics are sampled (WARDEN_METRICS_INTERVAL_MS). */
+  metricsIntervalMs?: number;
   /** Calls per minute naming one account (by e-mail) to each of login, forgotPassword, resendConfirmationEmail, resetPassword. */
   accountRateLimit?: number;
   /** Instances one user may create or clone per minute (WARDEN_INSTANCE_CREATE_RATE_LIMIT). */
@@ -49,12 +51,22 @@ export interface Config {
   logRetentionMs?: number;
   /** The log store is trimmed, oldest first, to this many bytes of entries (WARDEN_LOG_MAX_BYTES); 0 is no cap. */
   logMaxBytes?: number;
+  /**
+   * Whether the server builds the command-line client's releases of its version in the background
+   * once it listens (WARDEN_BUILD_CLIENTS=auto, the default) or never; absent (a hand-made Config) is never.
+   */
+  buildClients?: 'auto' | 'never';
+  /** The longest timeout a script run may ask for (WARDEN_SCRIPT_TIMEOUT_MAX, e.g. 10m); default scriptDefaults.timeoutMaxMs. */
+  scriptTimeoutMaxMs?: number;
 }
 
 export const identityDefaults = { allowRegistration: false, authRateLimit: 20, accountRateLimit: 10 } as const;
 export const instanceDefaults = { instancePorts: { from: 15400, to: 15999 }, probeIntervalMs: 5000, logPollMs: 1000, instanceCreateRateLimit: 10 } as const;
 
 export const logDefaults = { retentionMs: 14 * 86_400_000, maxBytes: 0, trimIntervalMs: 60_000 } as const;
+
+export const metricsDefaults = { intervalMs: 10_000 } as const;
+export const scriptDefaults = { timeoutMaxMs: 10 * 60_000 } as const;
 
 type Env = Record<string, string | undefined>;
 
@@ -96,6 +108,7 @@ export function loadConfig(env: Env = process.env): Config {
     instancePorts: parsePortRange(read('WARDEN_INSTANCE_PORTS')),
     probeIntervalMs: parseInteger('WARDEN_PROBE_INTERVAL_MS', read('WARDEN_PROBE_INTERVAL_MS'), instanceDefaults.probeIntervalMs, 200, 3_600_000),
     logPollMs: parseInteger('WARDEN_LOG_POLL_MS', read('WARDEN_LOG_POLL_MS'), instanceDefaults.logPollMs, 50, 60_000),
+    metricsIntervalMs: parseInteger('WARDEN_METRICS_INTERVAL_MS', read('WARDEN_METRICS_INTERVAL_MS'), metricsDefaults.intervalMs, 200, 3_600_000),
     instanceCreateRateLimit: parseInteger(
       'WARDEN_INSTANCE_CREATE_RATE_LIMIT',
       read('WARDEN_INSTANCE_CREATE_RATE_LIMIT'),
@@ -105,6 +118,9 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     logRetentionMs: parseDuration('WARDEN_LOG_RETENTION', read('WARDEN_LOG_RETENTION'), logDefaults.retentionMs),
     logMaxBytes: parseByteSize('WARDEN_LOG_MAX_BYTES', read('WARDEN_LOG_MAX_BYTES'), logDefaults.maxBytes),
+    buildClients: parseChoice('WARDEN_BUILD_CLIENTS', read('WARDEN_BUILD_CLIENTS'), ['auto', 'never'] as const, 'auto'),
+    // 0 (no ceiling) is not allowed: a run always ends.
+    scriptTimeoutMaxMs: parseDuration('WARDEN_SCRIPT_TIMEOUT_MAX', read('WARDEN_SCRIPT_TIMEOUT_MAX'), scriptDefaults.timeoutMaxMs) || scriptDefaults.timeoutMaxMs,
     allowRegistration: parseBoolean('WARDEN_ALLOW_REGISTRATION', read('WARDEN_ALLOW_REGISTRATION'), identityDefaults.allowRegistration),
     smtpUrl: parseSmtpUrl(read('WARDEN_SMTP_URL')),
     mailFrom: read('WARDEN_MAIL_FROM'),
@@ -171,6 +187,13 @@ function parseBoolean(name: string, raw: string | undefined, fallback: boolean):
   if (/^(true|1|yes)$/i.test(raw)) return true;
   if (/^(false|0|no)$/i.test(raw)) return false;
   throw new Error(`${name} must be true or false, got '${raw}'`);
+}
+
+function parseChoice<T extends string>(name: string, raw: string | undefined, choices: readonly T[], fallback: T): T {
+  if (raw === undefined) return fallback;
+  const choice = choices.find((c) => c === raw);
+  if (!choice) throw new Error(`${name} must be one of ${choices.join(', ')}, got '${raw}'`);
+  return choice;
 }
 
 function parseSmtpUrl(raw: string | undefined): string | undefined {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { PageOf } from '../../contracts/page';
 import type { AuditEntry } from '../../contracts/users';
 import { escapeLike, like, offsetOf, pageOf, type PageWindow } from './paging';
@@ -9,6 +10,8 @@ export interface AuditFilter {
   /** An action (`groups.update`) or a dotted prefix of actions (`groups` matches `groups.update`). */
   action?: string;
   userId?: string;
+  /** Text the target contains, whatever its case. */
+  target?: string;
   outcome?: AuditOutcome;
   /** Inclusive. */
   from?: Date;
@@ -19,13 +22,15 @@ export interface AuditFilter {
 /** Newest first, with the acting user's current e-mail (null once the user is gone). */
 export async function listAuditPage(db: Db, filter: AuditFilter, window: PageWindow): Promise<PageOf<AuditEntry>> {
   let base = db.selectFrom('audit_entries').leftJoin('users', 'users.id', 'audit_entries.user_id');
-  const { action, userId, outcome, from, to } = filter;
+  const { action, userId, target, outcome, from, to } = filter;
   if (action) {
     base = base.where((eb) =>
       eb.or([eb('audit_entries.action', '=', action), like('audit_entries.action', `${escapeLike(action)}.%`)]),
     );
   }
   if (userId) base = base.where('audit_entries.user_id', '=', userId);
+  // lower() on both sides: LIKE is case-insensitive on SQLite but not on PostgreSQL.
+  if (target) base = base.where(sql<boolean>`lower(${sql.ref('audit_entries.target')}) like ${`%${escapeLike(target.toLowerCase())}%`} escape '\\'`);
   if (outcome) base = base.where('audit_entries.outcome', '=', outcome);
   // Stored as toISOString() text, which sorts and compares chronologically.
   if (from) base = base.where('audit_entries.at', '>=', from.toISOString());

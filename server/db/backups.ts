@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type {
   AllBackupsPage,
   Backup,
@@ -51,6 +51,7 @@ export function toBackup(row: BackupRow & { instance_exists?: number | null }): 
     progress: null,
     verifying: false,
     createdBy: row.created_by,
+    pinned: row.pinned === 1,
   };
 }
 
@@ -62,7 +63,7 @@ function withExistence(db: Db) {
     .select((eb) => eb.case().when('instances.id', 'is not', null).then(1).else(0).end().as('instance_exists'));
 }
 
-export async function insertBackup(db: Db, row: BackupRow): Promise<void> {
+export async function insertBackup(db: Db, row: Insertable<BackupsTable>): Promise<void> {
   await db.insertInto('backups').values(row).execute();
 }
 
@@ -173,7 +174,7 @@ export async function enabledSchedules(db: Db): Promise<BackupScheduleRow[]> {
   return db.selectFrom('backup_schedules').selectAll().where('enabled', '=', 1).execute();
 }
 
-export async function saveSchedule(db: Db, row: BackupScheduleRow): Promise<void> {
+export async function saveSchedule(db: Db, row: Insertable<BackupSchedulesTable>): Promise<void> {
   const { instance_id: _id, ...rest } = row;
   await db.insertInto('backup_schedules').values(row).onConflict((oc) => oc.column('instance_id').doUpdateSet(rest)).execute();
 }

@@ -8,7 +8,7 @@ import type { Db, InstancesTable } from './schema';
 
 export type InstanceRow = Selectable<InstancesTable>;
 
-export const instanceSortFieldsDb = ['name', 'createdAt', 'status', 'type', 'health'] as const;
+export const instanceSortFieldsDb = ['name', 'createdAt', 'status', 'type', 'health', 'sizeBytes'] as const;
 export type InstanceSort = SortKey<(typeof instanceSortFieldsDb)[number]>;
 
 const sortColumns = {
@@ -17,6 +17,7 @@ const sortColumns = {
   status: 'instances.status',
   type: 'instances.type',
   health: 'instances.health_level',
+  sizeBytes: 'metric_series.size_bytes',
 } as const;
 
 /**
@@ -31,8 +32,8 @@ export class DuplicateInstanceNameError extends Error {
   }
 }
 
-/** The row and its group's name → the wire shape. */
-export function toInstance(row: InstanceRow & { group_name?: string | null }): Instance {
+/** The row, its group's name and its measured size → the wire shape. */
+export function toInstance(row: InstanceRow & { group_name?: string | null; size_bytes?: number | null }): Instance {
   return {
     id: row.id,
     name: row.name,
@@ -51,6 +52,7 @@ export function toInstance(row: InstanceRow & { group_name?: string | null }): I
     createdBy: row.created_by,
     lastBackupAt: row.last_backup_at,
     version: row.version,
+    sizeBytes: row.size_bytes ?? null,
     operation: row.operation_kind
       ? { kind: row.operation_kind as OperationKind, startedAt: row.operation_started_at ?? row.created_at }
       : null,
@@ -61,8 +63,9 @@ function withGroupName(db: Db) {
   return db
     .selectFrom('instances')
     .leftJoin('groups', 'groups.id', 'instances.group_id')
+    .leftJoin('metric_series', 'metric_series.instance_id', 'instances.id')
     .selectAll('instances')
-    .select('groups.name as group_name');
+    .select(['groups.name as group_name', 'metric_series.size_bytes as size_bytes']);
 }
 
 export async function findInstance(db: Db, id: string): Promise<Instance | undefined> {
@@ -130,8 +133,9 @@ export async function listInstances(db: Db, query: InstanceListQuery): Promise<P
     base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
     base
       .leftJoin('groups', 'groups.id', 'instances.group_id')
+      .leftJoin('metric_series', 'metric_series.instance_id', 'instances.id')
       .selectAll('instances')
-      .select('groups.name as group_name')
+      .select(['groups.name as group_name', 'metric_series.size_bytes as size_bytes'])
       .orderBy(sortColumns[field], direction)
       .orderBy('instances.name', 'asc')
       .limit(query.pageSize)

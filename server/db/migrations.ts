@@ -284,6 +284,74 @@ const migrations: Record<string, Migration> = {
       await installLogSearch(db);
     },
   },
+
+  '0009_scripts': {
+    async up(db) {
+      // One saved script per instance; it goes with the instance.
+      await db.schema
+        .createTable('scripts')
+        .addColumn('instance_id', 'text', (c) => c.primaryKey().references('instances.id').onDelete('cascade'))
+        .addColumn('script', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addColumn('updated_by', 'text')
+        .execute();
+      // Runs with their results as JSON text (parsed by the server, so the store stays portable).
+      await db.schema
+        .createTable('script_runs')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('instance_id', 'text', (c) => c.notNull().references('instances.id').onDelete('cascade'))
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('phase', 'text', (c) => c.notNull())
+        .addColumn('source', 'text', (c) => c.notNull())
+        .addColumn('copied_from', 'text')
+        .addColumn('backup_id', 'text')
+        .addColumn('script', 'text', (c) => c.notNull())
+        .addColumn('continue_on_error', 'integer', (c) => c.notNull())
+        .addColumn('timeout_ms', 'integer', (c) => c.notNull())
+        .addColumn('started_at', 'text', (c) => c.notNull())
+        .addColumn('finished_at', 'text')
+        .addColumn('ok', 'integer')
+        .addColumn('created_by', 'text')
+        .addColumn('statements', 'integer', (c) => c.notNull())
+        .addColumn('failures', 'integer', (c) => c.notNull())
+        .addColumn('error', 'text')
+        .addColumn('results', 'text')
+        .addColumn('changes', 'text')
+        .execute();
+      await db.schema.createIndex('script_runs_instance_time').on('script_runs').columns(['instance_id', 'started_at']).execute();
+    },
+  },
+
+  '0010_metrics': {
+    async up(db) {
+      // A small integer per instance keeps the samples' key short; both go with the instance. The
+      // data folder's size as last measured sits here too: the instances list shows and sorts by it.
+      await db.schema
+        .createTable('metric_series')
+        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+        .addColumn('instance_id', 'text', (c) => c.notNull().unique().references('instances.id').onDelete('cascade'))
+        .addColumn('size_bytes', 'bigint')
+        .execute();
+      // One row per instance, resolution and time: the values as a JSON array in the order of
+      // contracts/statistics metricDefinitions (append-only), about 150 bytes a row.
+      await db.schema
+        .createTable('metric_samples')
+        .addColumn('series_id', 'integer', (c) => c.notNull().references('metric_series.id').onDelete('cascade'))
+        .addColumn('resolution', 'integer', (c) => c.notNull())
+        .addColumn('at', 'bigint', (c) => c.notNull())
+        .addColumn('data', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('metric_samples_pk', ['series_id', 'resolution', 'at'])
+        .execute();
+    },
+  },
+
+  '0011_backup_pins': {
+    async up(db) {
+      // Existing backups are unpinned, and existing policies trim scheduled backups only.
+      await db.schema.alterTable('backups').addColumn('pinned', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.alterTable('backup_schedules').addColumn('include_manual', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+    },
+  },
 };
 
 /** Brings the store's schema up to date; throws when a migration fails. */

@@ -203,6 +203,8 @@ export interface BackupsTable {
   /** JSON BackupVerification. */
   verification: string | null;
   created_by: string | null;
+  /** 1: never trimmed by retention (0011_backup_pins). */
+  pinned: Generated<number>;
 }
 
 export interface BackupSchedulesTable {
@@ -212,6 +214,8 @@ export interface BackupSchedulesTable {
   time_zone: string;
   keep_last: number | null;
   keep_days: number | null;
+  /** 1: retention trims manual (and other unscheduled) backups too; 0: scheduled ones only. */
+  include_manual: Generated<number>;
   last_run_at: string | null;
   updated_at: string;
 }
@@ -223,6 +227,55 @@ export interface LoginFailuresTable {
   failures: number;
   lockout_end: string | null;
   updated_at: string;
+}
+
+export interface ScriptsTable {
+  instance_id: string;
+  script: string;
+  updated_at: string;
+  updated_by: string | null;
+}
+
+export interface ScriptRunsTable {
+  id: string;
+  instance_id: string;
+  status: 'pending' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+  phase: 'queued' | 'preparing' | 'starting' | 'running' | 'cleaning' | 'finished';
+  source: string;
+  copied_from: 'backup' | 'live' | 'empty' | null;
+  backup_id: string | null;
+  script: string;
+  continue_on_error: number;
+  timeout_ms: number;
+  started_at: string;
+  finished_at: string | null;
+  /** 1 or 0 once finished. */
+  ok: number | null;
+  created_by: string | null;
+  statements: number;
+  failures: number;
+  error: string | null;
+  /** JSON ScriptResult[]. */
+  results: string | null;
+  /** JSON ScriptChange[]. */
+  changes: string | null;
+}
+
+export interface MetricSeriesTable {
+  id: Generated<number>;
+  instance_id: string;
+  /** The data folder's size in bytes as last measured (the list's sizeBytes); null before. */
+  size_bytes: number | null;
+}
+
+export interface MetricSamplesTable {
+  series_id: number;
+  /** Index into metricResolutions: 0 raw, 1 one minute, 2 one hour. */
+  resolution: number;
+  /** Epoch ms: the sample's time, or the start of the rolled-up bucket. */
+  at: number;
+  /** JSON array of values (null when absent) in metricDefinitions order. */
+  data: string;
 }
 
 export interface Database {
@@ -242,6 +295,10 @@ export interface Database {
   backups: BackupsTable;
   backup_schedules: BackupSchedulesTable;
   login_failures: LoginFailuresTable;
+  metric_series: MetricSeriesTable;
+  metric_samples: MetricSamplesTable;
+  scripts: ScriptsTable;
+  script_runs: ScriptRunsTable;
 }
 
 export type Db = Kysely<Database>;

@@ -13,6 +13,7 @@ import {
   DeleteBackupQuery,
   DeleteBackupResponse,
   DownloadUrl,
+  PinBackupRequest,
   RetentionPreview,
   RetentionPreviewRequest,
   UpdateScheduleRequest,
@@ -151,6 +152,27 @@ export const instanceBackupRoutes: FastifyPluginAsyncTypebox<Deps> = async (app,
       const instance = await visible(request, request.params.id);
       return audited(ctx, request, { action: 'backups.download', target: request.params.backupId, detail: { instanceId: instance.id } }, () =>
         service.downloadUrl(instance.id, request.params.backupId),
+      );
+    },
+  );
+
+  app.put(
+    '/:id/backups/:backupId/pin',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'Pin a backup so that retention never deletes it, or unpin it',
+        params: BackupParams,
+        body: PinBackupRequest,
+        response: { 200: Backup, 400: Problem, 404: Problem },
+      },
+    },
+    async (request) => {
+      const instance = await visible(request, request.params.id);
+      const { pinned } = request.body;
+      return audited(ctx, request, { action: pinned ? 'backups.pin' : 'backups.unpin', target: request.params.backupId, detail: { instanceId: instance.id } }, () =>
+        service.pin(instance.id, request.params.backupId, pinned),
       );
     },
   );

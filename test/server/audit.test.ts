@@ -80,14 +80,14 @@ describe('GET /admin/audit', () => {
   describe('filters', () => {
     beforeEach(async () => {
       const at = (minute: number) => new Date(Date.UTC(2030, 0, 1, 0, minute));
-      const entry = (minute: number, action: string, userId: string | null, outcome: 'success' | 'failure' = 'success') =>
-        recordAudit(h.db, { at: at(minute), userId, action, target: null, outcome, ip: null });
+      const entry = (minute: number, action: string, userId: string | null, outcome: 'success' | 'failure' = 'success', target: string | null = null) =>
+        recordAudit(h.db, { at: at(minute), userId, action, target, outcome, ip: null });
       await h.db.deleteFrom('audit_entries').execute();
       await entry(1, 'groups.create', adminId);
       await entry(2, 'groups.update', adminId, 'failure');
       await entry(3, 'groups.members.add', adminId);
-      await entry(4, 'groupsX', adminId);
-      await entry(5, 'auth.login', aliceId);
+      await entry(4, 'groupsX', adminId, 'success', 'Payments-DB');
+      await entry(5, 'auth.login', aliceId, 'success', 'alice_100%');
       await entry(6, 'auth.login', null, 'failure');
     });
 
@@ -96,6 +96,14 @@ describe('GET /admin/audit', () => {
       expect(actions(await get('/admin/audit?action=groups.members'))).toEqual(['groups.members.add']);
       expect(actions(await get('/admin/audit?action=groupsX'))).toEqual(['groupsX']);
       expect(actions(await get('/admin/audit?action=group'))).toEqual([]);
+    });
+
+    it('filters by text the target contains, whatever its case, with LIKE wildcards taken literally', async () => {
+      expect(actions(await get('/admin/audit?target=payments'))).toEqual(['groupsX']);
+      expect(actions(await get(`/admin/audit?target=${encodeURIComponent('_100%')}`))).toEqual(['auth.login']);
+      expect(actions(await get(`/admin/audit?target=${encodeURIComponent('%')}`))).toEqual(['auth.login']);
+      expect(actions(await get('/admin/audit?target=nothing'))).toEqual([]);
+      expect((await get(`/admin/audit?target=${'x'.repeat(201)}`)).statusCode).toBe(400);
     });
 
     it('filters by user and outcome', async () => {

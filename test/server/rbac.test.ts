@@ -59,6 +59,7 @@ const expectations: Record<string, Rule> = {
   'POST /auth/logout': signedIn(200),
   'GET /auth/me': signedIn(200),
   'GET /auth/check': signedIn(200),
+  'POST /uihub/negotiate': signedIn(200),
   'GET /auth/profile': signedIn(200),
   'POST /auth/manage/2fa': signedIn(200),
   'GET /auth/manage/info': signedIn(200),
@@ -95,6 +96,10 @@ const expectations: Record<string, Rule> = {
   'GET /instances/graphs': signedIn(200),
   'GET /instances/updatable': signedIn(200),
   'GET /instances/{id}': groupScoped(200),
+  'GET /instances/{id}/metrics': groupScoped(200),
+  // A list of ids: one the caller may not see is left out of the answer, not refused.
+  'GET /instances/sparklines': signedIn(200),
+  'GET /api/statistics': signedIn(200),
   'PUT /instances/{id}': groupScoped(200),
   'DELETE /instances/{id}': groupScoped(200),
   'POST /instances/{id}/start': groupScoped(202),
@@ -134,9 +139,17 @@ const expectations: Record<string, Rule> = {
   'DELETE /instances/{id}/backups/file/{backupId}': groupScoped(200),
   'GET /instances/{id}/backups/url/{backupId}': groupScoped(200),
   'POST /instances/{id}/backups/{backupId}/verify': groupScoped(202),
+  'PUT /instances/{id}/backups/{backupId}/pin': groupScoped(200),
   'GET /instances/{id}/backups/schedule': groupScoped(200),
   'PUT /instances/{id}/backups/schedule': groupScoped(200),
   'POST /instances/{id}/backups/retention/preview': groupScoped(200),
+  'GET /instances/{id}/script': groupScoped(200),
+  'PUT /instances/{id}/script': groupScoped(200),
+  'POST /instances/{id}/script': groupScoped(202),
+  'GET /instances/{id}/script/runs': groupScoped(200),
+  // The fixture names no run: members learn it does not exist, outsiders that the instance does not.
+  'GET /instances/{id}/script/runs/{runId}': groupScoped(404),
+  'POST /instances/{id}/script/runs/{runId}/cancel': groupScoped(404),
   'GET /backups': signedIn(200),
   // Logs: every signed-in user reads their own scope; naming an instance (as these samples do) is group-scoped.
   'GET /logs/log-levels': signedIn(200),
@@ -147,13 +160,19 @@ const expectations: Record<string, Rule> = {
   'POST /logs/clear': groupScoped(200),
   // The signature is the credential: a valid link works for anyone, with or without a session.
   'GET /downloads/backups/{backupId}': publicRoute(200),
+  // Client releases are anyone's to list and download; the fixture's releases folder is empty.
+  'GET /client-versions/windows': signedIn(200),
+  'GET /client-versions/containers': signedIn(200),
+  'GET /client-versions/build': signedIn(200),
+  'GET /client-versions/download/{version}': signedIn(404),
+  'DELETE /client-versions/{version}': adminOnly(404),
 };
 
 /**
  * Routes the document leaves out (hide: true) that are still callable over HTTP. /uihub is hidden
  * too; it only speaks WebSocket, and hub.test.ts covers who may connect.
  */
-const hiddenRoutes = ['GET /api/openapi.json'];
+const hiddenRoutes = ['GET /api/openapi.json', 'POST /uihub/negotiate'];
 
 /** What one route's calls are made against: a fresh group holding the member and the target user. */
 interface Fixture {
@@ -183,6 +202,7 @@ const samples: Record<string, (f: Fixture, s: Subject) => Sample | Promise<Sampl
   'POST /auth/forgotPassword': () => ({ body: { email: 'nobody@example.com' } }),
   'POST /auth/resetPassword': (f) => ({ body: { email: f.target.email, resetCode: 'not-the-code', newPassword: goodPassword } }),
   'POST /debug': () => ({ body: { action: 'ping' } }),
+  'POST /uihub/negotiate': () => ({ query: { negotiateVersion: '1' } }),
   'POST /admin/users': (f) => ({ body: { email: `${f.unique()}@example.com`, password: goodPassword, role: 'regular' } }),
   'PUT /admin/users/{id}': () => ({ body: { role: 'regular' } }),
   'POST /admin/users/change-password': (f) => ({ body: { userId: f.target.id, newPassword: goodPassword } }),
@@ -192,14 +212,17 @@ const samples: Record<string, (f: Fixture, s: Subject) => Sample | Promise<Sampl
   'POST /instances': (f) => ({ body: { name: f.unique(), type: 'etcd', groupId: f.groupId } }),
   'POST /instances/validate-name': () => ({ body: { name: 'some-name' } }),
   'GET /instances/graphs': () => ({ query: { from: '2030-01-01', to: '2030-01-31' } }),
+  'GET /instances/sparklines': async (f) => ({ query: { ids: await instanceInGroup(f.groupId), name: 'cpu_percent' } }),
   'DELETE /instances/{id}': () => ({ query: { force: 'true' } }),
   'POST /instances/{id}/clone': (f) => ({ body: { name: f.unique() } }),
   'PUT /instances/{id}/config': () => ({ body: { parameters: { work_mem: '8MB' } } }),
   'POST /instances/{id}/config/revisions/{revision}/restore': () => ({ body: { apply: 'none' } }),
   // The last good backup is deleted only with force.
   'DELETE /instances/{id}/backups/database/{backupId}': () => ({ query: { force: 'true' } }),
+  'PUT /instances/{id}/backups/{backupId}/pin': () => ({ body: { pinned: true } }),
   'DELETE /instances/{id}/backups/file/{backupId}': () => ({ query: { force: 'true' } }),
   'PUT /instances/{id}/backups/schedule': () => ({ body: { enabled: true, cron: '0 3 * * *', timeZone: 'Europe/Berlin', keepLast: 7, keepDays: null } }),
+  'POST /instances/{id}/script': () => ({ body: { script: 'select 1' } }),
   'GET /logs/all': async (f) => ({ query: { instanceId: await instanceInGroup(f.groupId) } }),
   'GET /logs/export': async (f) => ({ query: { instanceId: await instanceInGroup(f.groupId) } }),
   'POST /logs/clear': async (f) => ({ query: { instanceId: await instanceInGroup(f.groupId) } }),

@@ -32,6 +32,8 @@ const history = fc
     rows.map(({ status, startOffset, durationMs }, i): RetentionCandidate => ({
       id: `backup-${i}`,
       status,
+      trigger: 'schedule',
+      pinned: false,
       startedAt: at(startOffset - durationMs),
       finishedAt: status === 'pending' || status === 'running' ? null : at(startOffset),
     })),
@@ -92,8 +94,8 @@ describe('planRetention over generated histories', () => {
     fc.assert(
       fc.property(history, keepLast, fc.integer({ min: 1, max: 60 }), (generated, last, d) => {
         // Always one good backup exactly D days old, and a newer one, so the boundary is tested.
-        const boundary = { id: 'boundary', status: 'succeeded' as const, startedAt: at(-d * dayMs - minuteMs), finishedAt: at(-d * dayMs) };
-        const newer = { id: 'newer', status: 'succeeded' as const, startedAt: at(-2 * minuteMs), finishedAt: at(-minuteMs) };
+        const boundary: RetentionCandidate = { id: 'boundary', status: 'succeeded', trigger: 'schedule', pinned: false, startedAt: at(-d * dayMs - minuteMs), finishedAt: at(-d * dayMs) };
+        const newer: RetentionCandidate = { id: 'newer', status: 'succeeded', trigger: 'schedule', pinned: false, startedAt: at(-2 * minuteMs), finishedAt: at(-minuteMs) };
         const backups = [...generated, boundary, newer];
         const deleted = new Set(plan(backups, { keepLast: last, keepDays: d }));
         for (const b of succeeded(backups)) {
@@ -148,6 +150,8 @@ describe('planRetention examples', () => {
     specs.map(([id, status, daysAgo]) => ({
       id,
       status,
+      trigger: 'schedule' as const,
+      pinned: false,
       startedAt: at(-daysAgo * dayMs - 5 * minuteMs),
       finishedAt: status === 'running' || status === 'pending' ? null : at(-daysAgo * dayMs),
     }));
@@ -191,14 +195,13 @@ describe('scheduleProblems', () => {
   });
 
   it.each([
-    ['0 3 * *', /five-field/],
-    ['0 0 3 * * *', /five-field.*6 parts/],
-    ['61 3 * * *', /minute/],
-    ['every night', /five-field/],
-  ])('refuses the cron %s on its field', (cron, reason) => {
+    ['0 3 * *', 'A cron expression has exactly five fields (minute hour day-of-month month day-of-week); this one has 4.'],
+    ['0 0 3 * * *', 'A cron expression has exactly five fields (minute hour day-of-month month day-of-week); this one has 6.'],
+    ['61 3 * * *', 'This cron expression is not valid: Invalid value for minute: 61.'],
+    ['every night', 'A cron expression has exactly five fields (minute hour day-of-month month day-of-week); this one has 2.'],
+  ])('refuses the cron %s on its field in one sentence that does not contradict itself', (cron, reason) => {
     const errors = scheduleProblems(cron, 'UTC');
-    expect(Object.keys(errors)).toEqual(['cron']);
-    expect(errors.cron[0]).toMatch(reason);
+    expect(errors).toEqual({ cron: [reason] });
   });
 
   it('refuses a cron that never fires', () => {
@@ -274,5 +277,50 @@ describe('dueSlot: a missed schedule runs once, for its newest slot', () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('what retention may trim (manual backups, pins)', () => {
+  const backup = (id: string, daysAgo: number, extra: Partial<RetentionCandidate> = {}): RetentionCandidate => ({
+    id,
+    status: 'succeeded',
+    trigger: 'schedule',
+    pinned: false,
+    startedAt: at(-daysAgo * dayMs - minuteMs),
+    finishedAt: at(-daysAgo * dayMs),
+    ...extra,
+  });
+
+  it('trims scheduled backups only by default: manual, pre-update and clone backups are kept', () => {
+    const history = [
+      backup('s1', 1),
+      backup('m2', 2, { trigger: 'manual' }),
+      backup('s3', 3),
+      backup('u4', 4, { trigger: 'pre-update' }),
+      backup('s5', 5),
+      backup('c6', 6, { trigger: 'clone' }),
+    ];
+    // keepLast counts the scheduled ones: s1 is kept, s3 and s5 go; the others are not the policy's.
+    expect(plan(history, { keepLast: 1, keepDays: null }).sort()).toEqual(['s3', 's5']);
+  });
+
+  it('trims every unpinned backup when the policy includes manual ones', () => {
+    const history = [backup('s1', 1), backup('m2', 2, { trigger: 'manual' }), backup('m3', 3, { trigger: 'manual' })];
+    expect(plan(history, { keepLast: 1, keepDays: null, includeManual: true }).sort()).toEqual(['m2', 'm3']);
+  });
+
+  it('never trims a pinned backup, whatever the policy', () => {
+    fc.assert(
+      fc.property(history, policy, fc.boolean(), (backups, p, includeManual) => {
+        const pinned = backups.map((b, i) => (i % 2 === 0 ? { ...b, pinned: true } : b));
+        const deleted = new Set(plan(pinned, { ...p, includeManual }));
+        for (const b of pinned) if (b.pinned) expect(deleted.has(b.id)).toBe(false);
+      }),
+    );
+  });
+
+  it('keeps the newest good backup even when it is manual and the policy trims scheduled ones', () => {
+    const history = [backup('m0', 0, { trigger: 'manual' }), backup('s1', 1), backup('s2', 2)];
+    expect(plan(history, { keepLast: 1, keepDays: null })).toEqual(['s2']);
   });
 });
