@@ -21,6 +21,10 @@ export const scriptLimits = {
   defaultTimeoutMs: 60_000,
   /** The lowest timeout a request may ask for; the ceiling is the server's (WARDEN_SCRIPT_TIMEOUT_MAX). */
   minTimeoutMs: 1000,
+  /** Tables the editor's completion schema lists (GET …/script/schema), the first by schema and name. */
+  maxSchemaTables: 500,
+  /** Columns listed of one table, the first by position. */
+  maxSchemaColumns: 200,
 } as const;
 
 export const scriptRunStatuses = ['pending', 'running', 'succeeded', 'failed', 'cancelled'] as const;
@@ -168,6 +172,19 @@ export const ScriptRun = Type.Object({
   changes: Type.Optional(Type.Array(ScriptChange)),
 });
 export type ScriptRun = Static<typeof ScriptRun>;
+
+/**
+ * GET /instances/{id}/script/schema: the user tables and views of a running pg instance's default
+ * database with their columns, for the editor's completion (at most maxSchemaTables × maxSchemaColumns).
+ * etcd and an instance that is not running answer no tables; one that could not be read says why.
+ */
+export const ScriptSchema = Type.Object({
+  tables: Type.Array(Type.Object({ schema: Type.String(), name: Type.String(), columns: Type.Array(ScriptColumn) })),
+  readAt: Type.String(),
+  /** Why a running pg instance's tables could not be read (it did not answer, or not in time). */
+  unreadable: Type.Optional(Type.String()),
+});
+export type ScriptSchema = Static<typeof ScriptSchema>;
 
 /** GET /instances/{id}/script/runs: newest first (no other order, no search). */
 export const ScriptRunsQuery = Type.Object(

@@ -2,13 +2,17 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { Problem } from '../../contracts/problem';
-import { SaveScriptRequest, Script, ScriptRun, ScriptRunRequest, ScriptRunsPage, ScriptRunsQuery, scriptLimits } from '../../contracts/scripts';
+import { pgDefaultDatabase } from '../../contracts/databases';
+import { SaveScriptRequest, Script, ScriptRun, ScriptRunRequest, ScriptRunsPage, ScriptRunsQuery, ScriptSchema, scriptLimits } from '../../contracts/scripts';
 import { audited } from '../authz/audited';
 import type { Authorization } from '../authz/authorization';
 import type { AppContext } from '../context';
-import { findInstance } from '../db/instances';
+import { findInstance, findInstanceRow } from '../db/instances';
+import { pgSuperuserTarget } from '../engines/pg';
+import { withClient } from '../engines/pgBackup';
 import { callerEmail, principalOf } from '../http/auth';
 import { HttpProblem } from '../http/problems';
+import { readPgSchema } from '../scripts/pgSchema';
 import type { ScriptService } from '../scripts/scriptService';
 
 const tags = ['scripts'];
@@ -21,6 +25,14 @@ const EmptyBody = Type.Optional(Type.Object({}, { additionalProperties: false })
  * larger, and the script itself is measured in bytes (413 past the limit).
  */
 const bodyLimit = 8 * scriptLimits.maxScriptBytes;
+/** Reading the catalogue is quick; an instance too busy to answer in this time gets no completion. */
+const schemaTimeoutMs = 2000;
+
+/** PostgreSQL's own refusal (a timeout …) as it said it; a connection that failed by its code only (its message names host paths). */
+function unreadableReason(error: unknown): string {
+  const { severity, code, message } = error as { severity?: string; code?: string; message?: string };
+  return severity ? `${message ?? 'error'}${code ? ` (${code})` : ''}` : `the instance did not answer (${code ?? 'no connection'})`;
+}
 
 interface Deps {
   ctx: AppContext;
@@ -91,6 +103,33 @@ export const scriptRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { ctx, 
         },
       );
       return reply.code(202).send(run);
+    },
+  );
+
+  app.get(
+    '/:id/script/schema',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: "The tables and columns of the instance's default database, for the editor's completion (none for etcd or a stopped instance)",
+        params: IdParams,
+        response: { 200: ScriptSchema, 404: Problem },
+      },
+    },
+    async (request) => {
+      const instance = await visible(request, request.params.id);
+      const readAt = () => ctx.clock().toISOString();
+      if (instance.type !== 'pg' || instance.status !== 'running') return { tables: [], readAt: readAt() };
+      const rt = ctx.instances.runtime((await findInstanceRow(ctx.db, instance.id))!);
+      try {
+        const tables = await withClient(pgSuperuserTarget(rt), pgDefaultDatabase, readPgSchema, schemaTimeoutMs);
+        return { tables, readAt: readAt() };
+      } catch (error) {
+        // Completion is a help, not the page: an instance that does not answer (in time) leaves the
+        // editor with keywords only, and the reason to show beside it.
+        return { tables: [], readAt: readAt(), unreadable: `The instance's tables could not be read: ${unreadableReason(error)}.` };
+      }
     },
   );
 

@@ -147,6 +147,7 @@ const expectations: Record<string, Rule> = {
   'PUT /instances/{id}/script': groupScoped(200),
   'POST /instances/{id}/script': groupScoped(202),
   'GET /instances/{id}/script/runs': groupScoped(200),
+  'GET /instances/{id}/script/schema': groupScoped(200),
   // The fixture names no run: members learn it does not exist, outsiders that the instance does not.
   'GET /instances/{id}/script/runs/{runId}': groupScoped(404),
   'POST /instances/{id}/script/runs/{runId}/cancel': groupScoped(404),

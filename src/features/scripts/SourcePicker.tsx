@@ -1,0 +1,36 @@
+import type { Backup } from '../../../contracts/backups';
+import { formatBytes } from '../../../contracts/backupValues';
+import type { ScriptRunSummary } from '../../../contracts/scripts';
+import { formatDateTime } from '../../components/DateTime';
+import { SelectField, type Option } from '../../components/SelectField';
+
+export const newestBackup = 'latest-backup';
+export const liveCopy = 'live';
+
+const backupLabel = (backup: Pick<Backup, 'startedAt' | 'sizeBytes'>) =>
+  `Backup of ${formatDateTime(backup.startedAt)}${backup.sizeBytes !== null ? ` (${formatBytes(backup.sizeBytes)})` : ''}`;
+
+/** What a run was made from, as its history row says it. */
+export function sourceText({ source, copiedFrom }: Pick<ScriptRunSummary, 'source' | 'copiedFrom'>): string {
+  if (copiedFrom === 'empty') return 'Empty instance (nothing to copy)';
+  if (source === newestBackup) return 'Newest backup';
+  if (source === liveCopy) return 'Live copy';
+  return 'Chosen backup';
+}
+
+interface SourcePickerProps {
+  value: string;
+  onChange: (source: string) => void;
+  /** The instance's succeeded database backups, newest first. */
+  backups: readonly Backup[];
+}
+
+/** What the sandbox is made from: the newest backup (the default), one chosen backup, or a copy of the data now. */
+export function SourcePicker({ value, onChange, backups }: SourcePickerProps) {
+  const options: Option[] = [
+    { value: newestBackup, label: 'Newest backup' },
+    ...backups.map((backup) => ({ value: backup.id, label: backupLabel(backup) })),
+    { value: liveCopy, label: 'Live copy (the data now)' },
+  ];
+  return <SelectField label="Run on a copy of" value={value} options={options} onChange={onChange} width="20rem" />;
+}
