@@ -1,8 +1,6 @@
 import type { SagaIterator } from 'redux-saga';
 import { all, fork } from 'redux-saga/effects';
-import { apiErrorSaga } from '../api/apiErrorSaga';
 import { usersSaga } from '../features/admin/usersSaga';
-import { sessionSaga } from '../features/auth/sessionSaga';
 import { backupsSaga } from '../features/backups/backupsSaga';
 import { groupsSaga } from '../features/groups/groupsSaga';
 import { instancesSaga } from '../features/instances/instancesSaga';
@@ -12,13 +10,24 @@ import { updatesSaga } from '../features/instances/updatesSaga';
 import { twoFactorSaga } from '../features/profile/twoFactorSaga';
 import { debugMessageSaga } from '../features/debug/debugMessageSaga';
 import { logsSaga } from '../features/logs/logsSaga';
+import { monitoringSaga } from '../features/monitoring/monitoringSaga';
 import { realtimeSaga } from '../features/realtime/hubSaga';
+import { scriptsSaga } from '../features/scripts/scriptsSaga';
+import { statisticsSaga } from '../features/statistics/statisticsSaga';
+import { bootSaga } from './bootSaga';
 import type { StoreDeps } from './deps';
 
+/** Every saga: the store of tests, which start with the whole console. */
 export function* rootSaga(deps: StoreDeps): SagaIterator {
+  yield all([fork(bootSaga, deps), fork(signedInSaga, deps)]);
+}
+
+/**
+ * The sagas of the screens behind sign-in. The browser loads them with the signed-in shell
+ * (src/index.tsx), so the sign-in page does not carry them, their APIs or the hub client.
+ */
+export function* signedInSaga(deps: StoreDeps): SagaIterator {
   yield all([
-    fork(apiErrorSaga),
-    fork(sessionSaga, deps),
     // Confirm-then-act flows (the global modal answers through a saga) and the hub events they follow.
     fork(usersSaga),
     fork(groupsSaga, deps),
@@ -30,6 +39,9 @@ export function* rootSaga(deps: StoreDeps): SagaIterator {
     fork(twoFactorSaga),
     fork(debugMessageSaga),
     fork(logsSaga),
+    fork(statisticsSaga),
+    fork(monitoringSaga),
+    fork(scriptsSaga, deps),
     ...(deps.createHub ? [fork(realtimeSaga, deps.createHub)] : []),
   ]);
 }

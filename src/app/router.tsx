@@ -3,7 +3,6 @@ import { createBrowserRouter, replace, type RouteObject } from 'react-router-dom
 import type { Role } from '../../contracts/roles';
 import { routes, type RouteName } from '../../contracts/routes';
 import { accountPaths } from '../features/auth/accountPaths';
-import { Layout } from '../features/layout/Layout';
 import { redirectSignedIn, requireRole, requireUser, type PreviousLocation } from './guard';
 import type { AppStore } from './store';
 
@@ -23,8 +22,14 @@ const redirectRoute = (to: string) => ({
   Component: NothingYet,
 });
 
+/**
+ * Runs before the signed-in shell first shows: the browser starts the shell's sagas there
+ * (src/index.tsx); tests start every saga with the store and pass none.
+ */
+export type ShellStart = () => Promise<void>;
+
 /** Every screen of SPEC §2, its path and name from contracts/routes.ts (the route id is the name). */
-export function appRoutes(store: AppStore, previousLocation: PreviousLocation): RouteObject[] {
+export function appRoutes(store: AppStore, previousLocation: PreviousLocation, startShell?: ShellStart): RouteObject[] {
   const route = (name: RouteName, rest: Omit<RouteObject, 'id' | 'path' | 'index' | 'children'>): RouteObject => {
     const { path, role } = routes[name] as { path: string; role?: Role };
     return { id: name, path, ...(role && { loader: requireRole(store, role, previousLocation) }), ...rest };
@@ -37,7 +42,7 @@ export function appRoutes(store: AppStore, previousLocation: PreviousLocation): 
       children: [
         route('login', {
           loader: redirectSignedIn(store),
-          lazy: screen(() => import('../features/auth/LoginPage'), 'LoginPage'),
+          lazy: screen(() => import(/* webpackChunkName: "login" */ '../features/auth/LoginPage'), 'LoginPage'),
         }),
         // The account screens beside /login. The e-mail links (confirm, reset) open even in a
         // signed-in browser; asking for an account or a reset link is for the signed-out.
@@ -66,7 +71,11 @@ export function appRoutes(store: AppStore, previousLocation: PreviousLocation): 
         {
           id: 'layout',
           loader: requireUser(store),
-          Component: Layout,
+          // The shell and everything behind sign-in load after it, never with the sign-in page.
+          lazy: async () => {
+            const [{ Layout }] = await Promise.all([import(/* webpackChunkName: "shell" */ '../features/layout/Layout'), startShell?.()]);
+            return { Component: Layout };
+          },
           children: [
             route('instances', { lazy: screen(() => import('../features/instances/InstancesPage'), 'InstancesPage') }),
             route('singleInstance', { lazy: screen(() => import('../features/instances/InstancePage'), 'InstancePage') }),
@@ -78,7 +87,7 @@ export function appRoutes(store: AppStore, previousLocation: PreviousLocation): 
               lazy: screen(() => import('../features/instances/EditConfigurationPage'), 'EditConfigurationPage'),
             }),
             route('instanceScript', {
-              lazy: screen(() => import('../features/instances/InstanceScriptPage'), 'InstanceScriptPage'),
+              lazy: screen(() => import('../features/scripts/InstanceScriptPage'), 'InstanceScriptPage'),
             }),
             route('instanceDatabaseBackups', {
               lazy: screen(() => import('../features/backups/InstanceDatabaseBackupsPage'), 'InstanceDatabaseBackupsPage'),
@@ -107,6 +116,7 @@ export function appRoutes(store: AppStore, previousLocation: PreviousLocation): 
             route('profile', { lazy: screen(() => import('../features/profile/ProfilePage'), 'ProfilePage') }),
             route('admin-users', { lazy: screen(() => import('../features/admin/UsersPage'), 'UsersPage') }),
             route('admin-user', { lazy: screen(() => import('../features/admin/UserPage'), 'UserPage') }),
+            route('admin-audit', { lazy: screen(() => import('../features/audit/AuditPage'), 'AuditPage') }),
             route('debug', { lazy: screen(() => import('../features/debug/DebugPage'), 'DebugPage') }),
           ],
         },
@@ -120,10 +130,10 @@ export function appRoutes(store: AppStore, previousLocation: PreviousLocation): 
 type CreateRouter = (routeObjects: RouteObject[]) => AppRouter;
 
 /** The app's router; tests pass a memory router factory. */
-export function createAppRouter(store: AppStore, create: CreateRouter = createBrowserRouter): AppRouter {
+export function createAppRouter(store: AppStore, create: CreateRouter = createBrowserRouter, startShell?: ShellStart): AppRouter {
   const made: { router?: AppRouter } = {};
   // The role guard needs the location being left; before the first load completes there is none.
   const previousLocation = () => (made.router?.state.initialized ? made.router.state.location : null);
-  made.router = create(appRoutes(store, previousLocation));
+  made.router = create(appRoutes(store, previousLocation, startShell));
   return made.router;
 }

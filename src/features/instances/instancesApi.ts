@@ -12,7 +12,6 @@ import type {
 } from '../../../contracts/instances';
 import type { PageOf } from '../../../contracts/page';
 import { baseApi } from '../../api/baseApi';
-import type { RootState } from '../../app/store';
 import type { ListParams } from '../../components/useListParams';
 import { pushToast } from '../ui/uiSlice';
 import type { InstanceAction } from './instanceActions';
@@ -77,6 +76,12 @@ export const instancesApi = baseApi.injectEndpoints({
       },
     }),
 
+    /** A new instance from a copy of this one's data (202: it is being created). */
+    cloneInstance: build.mutation<Instance, { id: string; name: string }>({
+      query: ({ id, name }) => ({ url: path(id, '/clone'), method: 'POST', body: { name } }),
+      invalidatesTags: (result) => (result ? [list] : []),
+    }),
+
     // The deleted instance's own entry is left alone: refetching it would only answer 404.
     deleteInstance: build.mutation<DeleteInstanceResponse, { id: string; force?: boolean }>({
       query: ({ id, force }) => ({ url: path(id), method: 'DELETE', params: force ? { force: true } : undefined }),
@@ -126,6 +131,7 @@ export const {
   useInstanceQuery,
   useValidateInstanceNameQuery,
   useCreateInstanceMutation,
+  useCloneInstanceMutation,
   useUpdateInstanceMutation,
   useRunInstanceActionMutation,
   useConnectionQuery,
@@ -134,7 +140,9 @@ export const {
   useIsLatestQuery,
 } = instancesApi;
 
-type CacheThunk = ThunkAction<void, RootState, unknown, UnknownAction>;
+/** The API cache, the only state a cache thunk reads: not RootState, as the root reducer imports this module (through the updates slice). */
+type ApiState = Parameters<typeof instancesApi.util.selectCachedArgsForQuery>[0];
+type CacheThunk = ThunkAction<void, ApiState, unknown, UnknownAction>;
 
 /**
  * Changes an instance wherever it is cached — its own entry and every cached page of the list

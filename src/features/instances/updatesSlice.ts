@@ -1,7 +1,6 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
 import type { InstanceEventPayload, OperationCompletedPayload } from '../../../contracts/instances';
 import type { InstanceType } from '../../../contracts/instanceValues';
-import type { RootState } from '../../app/store';
 import { hubEventType, type HubEventAction } from '../realtime/realtimeSlice';
 import { updatesApi } from './updatesApi';
 
@@ -47,6 +46,10 @@ export const instancesUpdateSlice = createSlice({
       for (const [id, entry] of Object.entries(state)) if (!isUpdateRunning(entry.phase)) delete state[id];
     },
   },
+  // Typed by the slice's own key, not by RootState: the root reducer imports this module.
+  selectors: {
+    selectUpdateProgress: (state) => state,
+  },
   extraReducers: (builder) => {
     builder
       .addMatcher(
@@ -77,4 +80,4 @@ export const instancesUpdateSlice = createSlice({
 
 export const { updatesQueued, updateAccepted, updateRefused, finishedCleared } = instancesUpdateSlice.actions;
 
-export const selectUpdateProgress = (state: RootState) => state.instancesUpdate;
+export const { selectUpdateProgress } = instancesUpdateSlice.selectors;

@@ -1,5 +1,5 @@
 import { Button, HStack } from '@chakra-ui/react';
-import type { ModalBodyProps } from './modalRegistry';
+import type { ModalBodyProps } from './modalBody';
 
 export interface ConfirmModalProps {
   confirmLabel?: string;

@@ -1,12 +1,7 @@
 import type { ComponentType } from 'react';
 import { ConfirmIdentityModal } from '../profile/ConfirmIdentityModal';
 import { ConfirmModal } from './ConfirmModal';
-
-/** What a registered modal body receives: the opener's props and a way to close with a result. */
-export interface ModalBodyProps<Props = Record<string, unknown>> {
-  props: Props;
-  close: (result?: unknown) => void;
-}
+import type { ModalBodyProps } from './modalBody';
 
 /**
  * Modal bodies by the key an `openModal` names. A feature adds its own body here; the title,

@@ -1,0 +1,19 @@
+import { configureStore } from '@reduxjs/toolkit';
+import createSagaMiddleware from 'redux-saga';
+import { baseApi } from '../api/baseApi';
+import { rootReducer, type AppStore, type RootState } from './rootReducer';
+
+/**
+ * The store and a way to start sagas on it, with no saga started yet: the browser starts the
+ * sign-in page's sagas at once and the rest with the signed-in shell (src/index.tsx).
+ */
+export function createAppStore(preloadedState?: Partial<RootState>) {
+  const sagaMiddleware = createSagaMiddleware();
+  const store: AppStore = configureStore({
+    reducer: rootReducer,
+    preloadedState,
+    middleware: (getDefaultMiddleware) => getDefaultMiddleware().concat(baseApi.middleware, sagaMiddleware),
+    devTools: process.env.NODE_ENV !== 'production',
+  });
+  return { store, runSaga: sagaMiddleware.run };
+}
