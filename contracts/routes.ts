@@ -24,9 +24,8 @@ export const routes = {
   profile: { path: '/profile' },
   'admin-users': { path: '/admin/users', role: 'admin' },
   'admin-user': { path: '/admin/users/:id', role: 'admin' },
-  // SPEC §2 leaves the route open, but everything on it is admin-only: a regular user opening it
-  // by URL is sent on quietly instead of meeting a page of refusals.
-  debug: { path: '/debug', role: 'admin' },
+  // SPEC §2: the route carries no role requirement (the page itself sends regular users on).
+  debug: { path: '/debug' },
   'admin-audit': { path: '/admin/audit', role: 'admin' },
 } as const satisfies Record<string, { path: string; role?: Role }>;
 

@@ -1,5 +1,6 @@
 import { Box, Button, Table } from '@chakra-ui/react';
 import type { ReactNode } from 'react';
+import { TableFrame } from '../features/ui/TableFrame';
 import { EmptyState, ErrorState, LoadingState } from './ListStates';
 
 export interface Column<Row> {
@@ -55,7 +56,7 @@ export function DataTable<Row>({
   const direction = sort?.startsWith('-') ? 'descending' : 'ascending';
 
   return (
-    <Table.ScrollArea borderWidth="1px" rounded="l2">
+    <TableFrame>
       <Table.Root aria-label={label} aria-busy={fetching} size="sm" opacity={fetching ? 0.6 : 1} transition="opacity 0.2s">
         <Table.Header>
           <Table.Row>
@@ -102,6 +103,6 @@ export function DataTable<Row>({
           ))}
         </Table.Body>
       </Table.Root>
-    </Table.ScrollArea>
+    </TableFrame>
   );
 }

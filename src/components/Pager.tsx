@@ -1,4 +1,5 @@
-import { Button, Field, HStack, NativeSelect, Text } from '@chakra-ui/react';
+import { Box, Button, Field, HStack, Text } from '@chakra-ui/react';
+import { Select } from './Select';
 
 export const pageSizes = [10, 25, 50, 100] as const;
 
@@ -31,16 +32,14 @@ export function Pager({ page, pageSize, total, onPageChange, onPageSizeChange, l
           <Field.Label fontSize="sm" whiteSpace="nowrap">
             Rows per page
           </Field.Label>
-          <NativeSelect.Root size="sm" w="20">
-            <NativeSelect.Field value={pageSize} onChange={(event) => onPageSizeChange(Number(event.target.value))}>
-              {sizes.map((size) => (
-                <option key={size} value={size}>
-                  {size}
-                </option>
-              ))}
-            </NativeSelect.Field>
-            <NativeSelect.Indicator />
-          </NativeSelect.Root>
+          <Box w="20">
+            <Select
+              size="sm"
+              value={String(pageSize)}
+              options={sizes.map((size) => ({ value: String(size), label: String(size) }))}
+              onChange={(size) => onPageSizeChange(Number(size))}
+            />
+          </Box>
         </Field.Root>
         <Button size="sm" variant="outline" disabled={page <= 1} onClick={() => onPageChange(page - 1)}>
           Previous

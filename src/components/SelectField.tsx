@@ -1,35 +1,24 @@
-import { Field, NativeSelect } from '@chakra-ui/react';
+import { Field } from '@chakra-ui/react';
+import { Select, type SelectOption } from './Select';
 
-export interface Option {
-  value: string;
-  label: string;
-}
+export type Option = SelectOption;
 
 interface SelectFieldProps {
   label: string;
   value: string;
-  options: Option[];
+  options: readonly Option[];
   onChange: (value: string) => void;
   errors?: string[];
   /** Narrow, for a filter above a table. */
   width?: string;
 }
 
-/** A labelled native select: keyboard and screen readers get the platform's own control. */
+/** A labelled dropdown: the field's label names it and its errors describe it. */
 export function SelectField({ label, value, options, onChange, errors, width }: SelectFieldProps) {
   return (
     <Field.Root invalid={!!errors?.length} w={width}>
       <Field.Label>{label}</Field.Label>
-      <NativeSelect.Root>
-        <NativeSelect.Field value={value} onChange={(event) => onChange(event.target.value)}>
-          {options.map((option) => (
-            <option key={option.value} value={option.value}>
-              {option.label}
-            </option>
-          ))}
-        </NativeSelect.Field>
-        <NativeSelect.Indicator />
-      </NativeSelect.Root>
+      <Select value={value} options={options} onChange={onChange} />
       {!!errors?.length && <Field.ErrorText>{errors.join(' ')}</Field.ErrorText>}
     </Field.Root>
   );

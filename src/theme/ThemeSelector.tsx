@@ -1,26 +1,22 @@
-import { NativeSelect } from '@chakra-ui/react';
 import { useState } from 'react';
+import { Select } from '../components/Select';
 import { themeFamilies } from './catalogue';
 import { applyTheme, readStoredTheme } from './themeStore';
 
-/** The sidebar's theme picker: a native select, one option group per theme family. */
+/** Every theme, one option group per theme family. */
+const themeOptions = themeFamilies.flatMap((family) => family.themes.map((theme) => ({ value: theme.name, label: theme.label, group: family.label })));
+
+/** The sidebar's theme picker: about 70 themes, so the panel offers a filter box. */
 export function ThemeSelector() {
   const [name, setName] = useState(() => readStoredTheme());
 
   return (
-    <NativeSelect.Root size="sm">
-      <NativeSelect.Field aria-label="Theme" value={name} onChange={(event) => setName(applyTheme(event.currentTarget.value))}>
-        {themeFamilies.map((family) => (
-          <optgroup key={family.label} label={family.label}>
-            {family.themes.map((theme) => (
-              <option key={theme.name} value={theme.name}>
-                {theme.label}
-              </option>
-            ))}
-          </optgroup>
-        ))}
-      </NativeSelect.Field>
-      <NativeSelect.Indicator />
-    </NativeSelect.Root>
+    <Select
+      aria-label="Theme"
+      size="sm"
+      value={name}
+      options={themeOptions}
+      onChange={(chosen) => setName(applyTheme(chosen))}
+    />
   );
 }

@@ -1,4 +1,25 @@
-import { createSystem, defaultConfig, defineConfig } from '@chakra-ui/react';
+import { createSystem, defaultConfig, defineConfig, type SystemStyleObject } from '@chakra-ui/react';
+import {
+  comboboxAnatomy,
+  dialogAnatomy,
+  drawerAnatomy,
+  menuAnatomy,
+  popoverAnatomy,
+  selectAnatomy,
+  tooltipAnatomy,
+} from '@chakra-ui/react/anatomy';
+
+/** SPEC §9's stacking values; Chakra's defaults put dialogs and menus at 1500, tooltips at 1800. */
+export const stacking = { modal: 1100, overlay: 1000, menu: 1000, tooltip: 1100 } as const;
+
+/** SPEC §9: a tooltip fades in over 250 ms. */
+export const tooltipFadeIn = '250ms';
+
+/** SPEC §9: a dropdown's type-ahead forgets the typed letters after 500 ms; its panel scrolls past 200 px. */
+export const dropdown = { typeAheadResetMs: 500, panelHeight: '200px' } as const;
+
+/** A part on a layer, raised by zag's layer index when one overlay opens over another. */
+const layer = (token: string): SystemStyleObject => ({ zIndex: `calc(var(--chakra-z-index-${token}) + var(--layer-index, 0))` });
 
 /** A token whose value is one of the variables every `themes/<name>.css` sets (themeCss.ts). */
 const themeVar = (name: string) => ({ value: `var(--w-${name})` });
@@ -15,6 +36,43 @@ export const themeConfig = defineConfig({
     html: { colorPalette: 'brand' },
   },
   theme: {
+    tokens: {
+      zIndex: {
+        modal: { value: stacking.modal },
+        overlay: { value: stacking.overlay },
+        dropdown: { value: stacking.menu },
+        tooltip: { value: stacking.tooltip },
+      },
+    },
+    // Chakra's overlays all stack on its popover token: each is pointed at its own SPEC value.
+    slotRecipes: {
+      dialog: {
+        slots: dialogAnatomy.keys(),
+        base: {
+          backdrop: { zIndex: 'overlay' },
+          positioner: layer('modal'),
+          content: layer('modal'),
+        },
+      },
+      drawer: {
+        slots: drawerAnatomy.keys(),
+        base: {
+          backdrop: { zIndex: 'overlay' },
+          positioner: layer('modal'),
+          content: layer('modal'),
+        },
+      },
+      menu: { slots: menuAnatomy.keys(), base: { content: layer('dropdown') } },
+      select: { slots: selectAnatomy.keys(), base: { content: layer('dropdown') } },
+      combobox: { slots: comboboxAnatomy.keys(), base: { content: layer('dropdown') } },
+      popover: { slots: popoverAnatomy.keys(), base: { content: layer('overlay') } },
+      tooltip: {
+        slots: tooltipAnatomy.keys(),
+        base: {
+          content: { zIndex: 'tooltip', _open: { animationDuration: tooltipFadeIn } },
+        },
+      },
+    },
     semanticTokens: {
       colors: {
         bg: {

@@ -120,6 +120,8 @@ function screens(w: World): { name: string; path: string; heading: string | RegE
         const databases = page.getByRole('region', { name: 'Databases & roles' });
         await expect(databases.getByRole('table', { name: 'Databases' })).toBeVisible();
         await expect(databases.getByRole('button', { name: 'New role' })).toBeEnabled();
+        // The monitoring charts are checked too, drawn from the samples taken since the instance started.
+        await expect(page.getByRole('region', { name: 'Monitoring' }).getByRole('figure').first()).toBeVisible({ timeout: 30_000 });
       },
     },
     { name: 'create instance', path: '/instances/create', heading: 'Create instance' },
@@ -136,6 +138,7 @@ function screens(w: World): { name: string; path: string; heading: string | RegE
     { name: 'profile', path: '/profile', heading: 'Profile' },
     { name: 'admin users', path: '/admin/users', heading: 'Users', ready: (page) => expect(page.getByRole('row', { name: new RegExp(regular.email) })).toBeVisible() },
     { name: 'admin user', path: `/admin/users/${w.userId}`, heading: regular.email },
+    { name: 'admin audit', path: '/admin/audit', heading: 'Audit', ready: (page) => expect(page.getByRole('table', { name: 'Audit entries' })).toBeVisible() },
     { name: 'debug', path: '/debug', heading: 'Debug' },
   ];
 }
@@ -203,6 +206,39 @@ test('the logs screen has no serious or critical axe violation in either theme',
     await loaded(page, 'Logs');
     await expect(page.getByRole('table', { name: 'Log entries' })).toBeVisible();
     found.push(await violations(page, `logs (${theme})`));
+    await page.context().close();
+  }
+  expect(report(found), 'serious or critical axe violations').toBe('');
+});
+
+test('an open dropdown has no serious or critical axe violation and works by keyboard', async ({ browser }) => {
+  const found: Found[] = [];
+  for (const theme of themes) {
+    const page = await openAs(browser, theme);
+    await loaded(page, 'Instances');
+    // A short list: type-ahead on the button, and Tab chooses and moves on to the next field.
+    const status = page.getByRole('combobox', { name: 'Status' });
+    await status.focus();
+    await page.keyboard.press('r');
+    await expect(page.getByRole('listbox', { name: 'Status' })).toBeVisible();
+    found.push(await violations(page, `open Status dropdown (${theme})`));
+    await page.keyboard.press('Tab');
+    await expect(page).toHaveURL(/status=running/);
+    await expect(page.getByRole('combobox', { name: 'Health' })).toBeFocused();
+    // A long list: option groups under headings and a filter box; Escape returns to the button.
+    const themeBox = page.getByRole('combobox', { name: 'Theme' });
+    await themeBox.click();
+    await expect(page.getByRole('textbox', { name: 'Filter options' })).toBeFocused();
+    found.push(await violations(page, `open Theme dropdown (${theme})`));
+    await page.keyboard.press('Escape');
+    await expect(themeBox).toBeFocused();
+    await expect(themeBox).toHaveAttribute('aria-expanded', 'false');
+    // Typing on the button starts the filter; Tab chooses the active option and moves past the field.
+    await page.keyboard.press('l');
+    await page.keyboard.type('ara dark indigo');
+    await page.keyboard.press('Tab');
+    await expect(themeBox).toHaveText('Lara Dark Indigo');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('role') ?? document.activeElement?.tagName)).not.toMatch(/^(BODY|combobox)$/);
     await page.context().close();
   }
   expect(report(found), 'serious or critical axe violations').toBe('');

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { expect, test } from '@playwright/test';
 import { admin } from './globalSetup';
 import { signIn } from './signIn';
+import { pickOption } from './pickOption';
 
 // A real PostgreSQL instance created, configured and stopped through the console, in Chromium,
 // against the real server: no reload anywhere, every status change arrives over the hub.
@@ -20,7 +21,7 @@ test('an admin creates a pg instance, watches it reach running, changes a parame
   await expect(page.getByText('The name must start with a lower-case letter.')).toBeVisible();
   await name.fill('orders-e2e');
   await expect(page.getByText('This name is available')).toBeVisible();
-  await page.getByLabel('Type').selectOption('pg');
+  await pickOption(page.getByRole('combobox', { name: 'Type' }), 'PostgreSQL');
   await page.getByLabel('Description').fill('Created by the browser test');
   await page.getByRole('button', { name: 'Create' }).click();
 

@@ -28,7 +28,8 @@ export async function startWarden(env: Record<string, string>, port: number): Pr
   // node itself with tsx's loader (not the tsx wrapper, which forks): killing this child kills the server.
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     cwd: root,
-    env: { ...process.env, WARDEN_HOST: '127.0.0.1', WARDEN_PORT: String(port), WARDEN_PUBLIC_URL: url, ...env },
+    // No client release builds unless a test asks for one: they would take the CPU the tests need.
+    env: { ...process.env, WARDEN_HOST: '127.0.0.1', WARDEN_PORT: String(port), WARDEN_PUBLIC_URL: url, WARDEN_BUILD_CLIENTS: 'never', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

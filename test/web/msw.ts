@@ -1,13 +1,16 @@
 import { HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import type { Problem } from '../../contracts/problem';
+import { ambientStatisticsHandlers } from './handlers/statisticsHandlers';
 
 /**
  * An msw server for one test file: started before, reset after each test, closed at the end.
- * An unhandled request fails the test, so every call a screen makes is one the test expected.
+ * An unhandled request fails the test, so every call a screen makes is one the test expected
+ * (the figures beside a screen's data answer quietly unless a test replaces them).
  */
 export function setupMsw() {
-  const server = setupServer();
+  // Kept through resetHandlers: the figures most screens show beside their own data.
+  const server = setupServer(...ambientStatisticsHandlers);
   beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
   afterEach(() => server.resetHandlers());
   afterAll(() => server.close());

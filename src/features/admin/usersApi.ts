@@ -9,7 +9,7 @@ import type {
   User,
 } from '../../../contracts/users';
 import { baseApi } from '../../api/baseApi';
-import type { RootState } from '../../app/store';
+import type { RootState } from '../../app/rootReducer';
 import type { ListParams } from '../../components/useListParams';
 import { selectCurrentUser } from '../auth/selectors';
 import { pushToast } from '../ui/uiSlice';

@@ -30,6 +30,11 @@ export const authApi = baseApi.injectEndpoints({
       providesTags: ['me'],
     }),
 
+    // The cheap session probe (200 or 401): a 401 goes the one error path and signs the person out.
+    checkSession: build.query<void, void>({
+      query: () => '/auth/check',
+    }),
+
     // Answers with the signed-in user, so the session starts with a known user and a role.
     login: build.mutation<CurrentUser, LoginArgs>({
       async queryFn({ remember, ...credentials }, _api, _extraOptions, baseQuery) {
@@ -104,10 +109,20 @@ export const authApi = baseApi.injectEndpoints({
       providesTags: [{ type: 'me', id: 'profile' }],
     }),
 
-    // A new e-mail is only taken once confirmed, so nothing cached changes until then; a new
-    // password changes nothing shown either.
+    // The address and whether it is confirmed, as Identity's manage endpoint answers them.
+    accountInfo: build.query<InfoResponse, void>({
+      query: () => '/auth/manage/info',
+      providesTags: [{ type: 'me', id: 'info' }],
+    }),
+
+    // A new e-mail is only taken once confirmed, so the address shown stays; the answer is the
+    // account's info, which the cached one takes. A new password changes nothing shown.
     updateAccountInfo: build.mutation<InfoResponse, InfoRequest>({
       query: (body) => ({ url: '/auth/manage/info', method: 'POST', body }),
+      async onQueryStarted(_body, { dispatch, queryFulfilled }) {
+        const { data } = await queryFulfilled.catch(() => ({ data: undefined }));
+        if (data) dispatch(authApi.util.upsertQueryData('accountInfo', undefined, data));
+      },
     }),
 
     // POST {} answers the state without changing it (creating the shared key on first use),
@@ -140,6 +155,7 @@ export const {
   useForgotPasswordMutation,
   useResetPasswordMutation,
   useProfileQuery,
+  useAccountInfoQuery,
   useUpdateAccountInfoMutation,
   useTwoFactorStatusQuery,
   useTwoFactorMutation,

@@ -37,9 +37,10 @@ export const authSlice = createSlice({
       .addMatcher(authApi.endpoints.me.matchRejected, (state, action) => {
         // Skipped because the answer is cached or already on its way: nothing new is known.
         if (action.meta.condition) return;
-        // 401 means there is no session. Another failure (server down) keeps a known user, but
-        // must not leave a starting console blank forever: it goes on as signed out.
-        if (errorStatus(action.payload) === 401 || state.status === 'unknown') signedOut(state);
+        // Only a 401 says there is no session. Another failure (server down) says nothing about
+        // it: a known user stays signed in, and an unknown one stays unknown, so the next page
+        // load or sign-in screen asks again instead of the session being dropped.
+        if (errorStatus(action.payload) === 401) signedOut(state);
       });
   },
 });

@@ -1,5 +1,5 @@
 import type { CurrentUser } from '../../../contracts/auth';
-import type { AppStore } from '../../app/store';
+import type { AppStore } from '../../app/rootReducer';
 import { authApi } from './authApi';
 import { selectAuthStatus, selectCurrentUser } from './selectors';
 

@@ -2,7 +2,7 @@ import type { SagaIterator } from 'redux-saga';
 import { call, put, select, take } from 'redux-saga/effects';
 import { routes } from '../../../contracts/routes';
 import { baseApi } from '../../api/baseApi';
-import type { RootState } from '../../app/store';
+import type { RootState } from '../../app/rootReducer';
 import type { NavigationDeps } from '../../app/deps';
 import { loginUrlFor } from './returnUrl';
 import { selectIsAuthenticated } from './selectors';

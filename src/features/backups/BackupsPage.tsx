@@ -1,11 +1,13 @@
 import { HStack, Stack, Switch, Text } from '@chakra-ui/react';
-import type { AllBackupsPage } from '../../../contracts/backups';
+import type { AllBackupsPage, Backup } from '../../../contracts/backups';
 import { formatBytes } from '../../../contracts/backupValues';
+import type { Column } from '../../components/DataTable';
 import { PagedTable } from '../../components/PagedTable';
 import { PageHeader } from '../../components/PageHeader';
 import { SearchInput } from '../../components/SearchInput';
 import { useListParams } from '../../components/useListParams';
 import { useHubGroup } from '../realtime/useHubGroup';
+import { BackupActions } from './BackupActions';
 import { backupColumns } from './backupColumns';
 import { BackupFilters, rangeArgs } from './BackupFilters';
 import { useAllBackupsQuery } from './backupsApi';
@@ -13,8 +15,19 @@ import { useAllBackupsQuery } from './backupsApi';
 const filterFields = ['status', 'kind', 'trigger', 'from', 'to'] as const;
 const filters = [...filterFields, 'failuresFirst'] as const;
 
-const { instance, kind, status, started, duration, size, trigger, checksum } = backupColumns;
-const columns = [instance, kind, status, started, duration, size, trigger, checksum];
+const { instance, kind, status, started, duration, size, trigger, checksum, verification } = backupColumns;
+const columns: Column<Backup>[] = [
+  instance,
+  kind,
+  status,
+  started,
+  duration,
+  size,
+  trigger,
+  checksum,
+  verification,
+  { key: 'actions', header: 'Actions', hiddenHeader: true, cell: (backup) => <BackupActions backup={backup} withInstanceLink /> },
+];
 
 const countOf = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 

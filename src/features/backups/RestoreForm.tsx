@@ -1,14 +1,9 @@
-import { Field, Input, Text } from '@chakra-ui/react';
-import { useState } from 'react';
+import { Text } from '@chakra-ui/react';
 import { useNavigate } from 'react-router-dom';
 import type { Backup } from '../../../contracts/backups';
 import { routePath } from '../../../contracts/routes';
-import { errorStatus, problemText } from '../../api/problemText';
 import { formatDateTime } from '../../components/DateTime';
-import { fieldErrors, otherErrors } from '../../components/fieldErrors';
-import { DialogForm } from '../../components/FormDialog';
-import { Notice } from '../../components/Notice';
-import { nameHint, useNameCheck } from '../instances/useNameCheck';
+import { NewInstanceNameForm } from '../instances/NewInstanceNameForm';
 import { useRestoreBackupMutation } from './backupsApi';
 
 /**
@@ -17,20 +12,9 @@ import { useRestoreBackupMutation } from './backupsApi';
  */
 export function RestoreForm({ backup, onDone }: { backup: Backup; onDone: () => void }) {
   const navigate = useNavigate();
-  const [name, setName] = useState('');
-  const [submitted, setSubmitted] = useState(false);
-  const check = useNameCheck(name);
   const [restore, { isLoading, error, originalArgs }] = useRestoreBackupMutation();
 
-  // A 409 is a name another instance took meanwhile.
-  const errors = errorStatus(error) === 409 ? { name: [problemText(error) ?? 'Another instance has this name.'] } : fieldErrors(error);
-  const problem = check.problem ?? (submitted && name === '' ? 'Give the new instance a name.' : null);
-  // The server's word on the name holds for the name it was sent, not for one typed since.
-  const nameErrors = problem ? [problem] : originalArgs?.name === name ? errors.name : undefined;
-
-  const submit = async () => {
-    setSubmitted(true);
-    if (name === '' || check.problem) return;
+  const submit = async (name: string) => {
     const { data } = await restore({ instanceId: backup.instanceId, backupId: backup.id, name });
     if (!data) return;
     onDone();
@@ -38,23 +22,19 @@ export function RestoreForm({ backup, onDone }: { backup: Backup; onDone: () => 
   };
 
   return (
-    <DialogForm submitLabel="Restore" busy={isLoading} onSubmit={submit}>
-      <Text>
-        The backup of {backup.instanceName} taken {formatDateTime(backup.startedAt)} becomes a new instance. {backup.instanceName}{' '}
-        itself is not changed.
-      </Text>
-      {otherErrors(errors, ['name', 'backupId']).map((message) => (
-        <Notice key={message} status="error" title={message} />
-      ))}
-      <Field.Root required invalid={!!nameErrors?.length}>
-        <Field.Label>New instance name</Field.Label>
-        <Input autoFocus autoComplete="off" spellCheck={false} maxLength={40} value={name} onChange={(event) => setName(event.target.value)} />
-        {nameErrors?.length ? (
-          <Field.ErrorText>{nameErrors.join(' ')}</Field.ErrorText>
-        ) : (
-          <Field.HelperText aria-live="polite">{nameHint(check)}</Field.HelperText>
-        )}
-      </Field.Root>
-    </DialogForm>
+    <NewInstanceNameForm
+      intro={
+        <Text>
+          The backup of {backup.instanceName} taken {formatDateTime(backup.startedAt)} becomes a new instance. {backup.instanceName}{' '}
+          itself is not changed.
+        </Text>
+      }
+      submitLabel="Restore"
+      busy={isLoading}
+      error={error}
+      sentName={originalArgs?.name}
+      otherFields={['backupId']}
+      onSubmit={(name) => void submit(name)}
+    />
   );
 }

@@ -3,7 +3,7 @@ import { useId, useState, type FormEvent } from 'react';
 import type { BackupSchedule, RetentionPreview, UpdateScheduleRequest } from '../../../contracts/backups';
 import { formatBytes, retentionLimits } from '../../../contracts/backupValues';
 import { DataTable } from '../../components/DataTable';
-import { DateTime } from '../../components/DateTime';
+import { DateTime, formatDateTime } from '../../components/DateTime';
 import { fieldErrors, otherErrors, type FieldErrors } from '../../components/fieldErrors';
 import { ErrorState, LoadingState } from '../../components/ListStates';
 import { Notice } from '../../components/Notice';
@@ -21,6 +21,7 @@ interface Draft {
   timeZone: string;
   keepLast: string;
   keepDays: string;
+  includeManual: boolean;
 }
 
 const draftOf = (schedule: BackupSchedule): Draft => ({
@@ -29,6 +30,7 @@ const draftOf = (schedule: BackupSchedule): Draft => ({
   timeZone: schedule.timeZone,
   keepLast: schedule.keepLast?.toString() ?? '',
   keepDays: schedule.keepDays?.toString() ?? '',
+  includeManual: schedule.includeManual,
 });
 
 /** A retention limit as typed: empty is no limit, else a whole number within the contract's bounds. */
@@ -89,9 +91,6 @@ function TextField({ label, value, onChange, errors, hint, numeric = false }: {
   );
 }
 
-// The person's own locale and time zone: the server sends the runs as UTC instants.
-const runFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'short' });
-
 function NextRuns({ schedule }: { schedule: BackupSchedule }) {
   const headingId = useId();
   if (!schedule.enabled || schedule.nextRuns.length === 0) {
@@ -105,7 +104,7 @@ function NextRuns({ schedule }: { schedule: BackupSchedule }) {
       <List.Root aria-labelledby={headingId} ps="5">
         {schedule.nextRuns.map((run) => (
           <List.Item key={run}>
-            <time dateTime={run}>{runFormat.format(new Date(run))}</time>
+            <time dateTime={run}>{formatDateTime(run)}</time>
           </List.Item>
         ))}
       </List.Root>
@@ -157,6 +156,7 @@ function ScheduleForm({ instanceId, schedule }: { instanceId: string; schedule: 
     timeZone: draft.timeZone.trim(),
     keepLast: keepLast.value,
     keepDays: keepDays.value,
+    includeManual: draft.includeManual,
   };
   const local: FieldErrors = {
     ...(request.cron === '' && { cron: ['Give a cron expression, e.g. 0 3 * * *.'] }),
@@ -171,7 +171,10 @@ function ScheduleForm({ instanceId, schedule }: { instanceId: string; schedule: 
   const errorsOf = (field: ScheduleField) => local[field] ?? server[field];
   const retentionOk = !local.keepLast && !local.keepDays;
   const previewed =
-    previewing.data && previewing.originalArgs?.keepLast === request.keepLast && previewing.originalArgs?.keepDays === request.keepDays
+    previewing.data &&
+    previewing.originalArgs?.keepLast === request.keepLast &&
+    previewing.originalArgs?.keepDays === request.keepDays &&
+    previewing.originalArgs?.includeManual === request.includeManual
       ? previewing.data
       : undefined;
 
@@ -219,6 +222,12 @@ function ScheduleForm({ instanceId, schedule }: { instanceId: string; schedule: 
             hint="Empty: no limit by age."
           />
         </HStack>
+        {/* Pinned backups are never deleted, whichever is chosen here. */}
+        <Switch.Root checked={draft.includeManual} onCheckedChange={({ checked }) => change({ includeManual: checked })}>
+          <Switch.HiddenInput />
+          <Switch.Control />
+          <Switch.Label>Apply the limits to manual backups too (otherwise only scheduled backups are deleted)</Switch.Label>
+        </Switch.Root>
         <HStack gap="3">
           <Button type="submit" loading={saving.isLoading}>
             Save
@@ -227,7 +236,9 @@ function ScheduleForm({ instanceId, schedule }: { instanceId: string; schedule: 
             variant="outline"
             loading={previewing.isLoading}
             disabled={!retentionOk}
-            onClick={() => void preview({ instanceId, keepLast: request.keepLast, keepDays: request.keepDays })}
+            onClick={() =>
+              void preview({ instanceId, keepLast: request.keepLast, keepDays: request.keepDays, includeManual: request.includeManual })
+            }
           >
             Preview retention
           </Button>

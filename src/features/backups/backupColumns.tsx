@@ -55,8 +55,9 @@ export function VerificationResult({ backup }: { backup: Backup }) {
       <Badge colorPalette={verification.ok ? 'green' : 'red'} variant="subtle" title={`Verified ${formatDateTime(verification.at)}`}>
         {verification.ok ? 'Verified' : 'Does not match'}
       </Badge>
+      {/* One line, the whole of it on hover: a long result must not push the row's buttons away. */}
       {verification.detail && (
-        <Text fontSize="xs" color={verification.ok ? 'fg.muted' : 'fg.error'}>
+        <Text fontSize="xs" color={verification.ok ? 'fg.muted' : 'fg.error'} maxW="48" truncate title={verification.detail}>
           {verification.detail}
         </Text>
       )}

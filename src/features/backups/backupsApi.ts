@@ -13,7 +13,7 @@ import type { BackupKind } from '../../../contracts/backupValues';
 import type { Instance } from '../../../contracts/instances';
 import type { PageOf } from '../../../contracts/page';
 import { baseApi } from '../../api/baseApi';
-import type { RootState } from '../../app/store';
+import type { RootState } from '../../app/rootReducer';
 import type { ListParams } from '../../components/useListParams';
 import { instanceTags } from '../instances/instancesApi';
 import { pushToast } from '../ui/uiSlice';
@@ -130,6 +130,15 @@ export const backupsApi = baseApi.injectEndpoints({
       },
     }),
 
+    /** A pinned backup is never trimmed by retention; the answer is the backup as it now is. */
+    pinBackup: build.mutation<Backup, BackupRef & { pinned: boolean }>({
+      query: ({ id, instanceId, pinned }) => ({ url: path(instanceId, `/${encodeURIComponent(id)}/pin`), method: 'PUT', body: { pinned } }),
+      async onQueryStarted(_ref, { dispatch, queryFulfilled }) {
+        const { data } = await queryFulfilled.catch(() => ({ data: undefined }));
+        if (data) dispatch(patchCachedBackup(data, (cached) => void Object.assign(cached, data)));
+      },
+    }),
+
     backupSchedule: build.query<BackupSchedule, string>({
       query: (instanceId) => path(instanceId, '/schedule'),
       providesTags: (_result, _error, instanceId) => [schedule(instanceId)],
@@ -171,6 +180,7 @@ export const {
   useTakeBackupMutation,
   useBackupDownloadUrlMutation,
   useVerifyBackupMutation,
+  usePinBackupMutation,
   useBackupScheduleQuery,
   useSaveBackupScheduleMutation,
   usePreviewRetentionMutation,

@@ -5,7 +5,7 @@ import type { Backup, BackupCompletedPayload, BackupDeletedPayload, BackupProgre
 import { formatBytes } from '../../../contracts/backupValues';
 import { callMutation } from '../../api/callMutation';
 import { errorStatus, problemText } from '../../api/problemText';
-import type { RootState } from '../../app/store';
+import type { RootState } from '../../app/rootReducer';
 import { formatDateTime } from '../../components/DateTime';
 import { hubEventType, type HubEventAction } from '../realtime/realtimeSlice';
 import { showModal } from '../ui/showModal';

@@ -1,5 +1,6 @@
 import { Code } from '@chakra-ui/react';
 import { DataTable, type Column } from '../../components/DataTable';
+import { formatDateTime } from '../../components/DateTime';
 import { Section } from '../../components/Section';
 import { useAppSelector } from '../../app/hooks';
 import { recentEventsKept, type ReceivedEvent } from '../realtime/realtimeSlice';
@@ -10,7 +11,7 @@ const eventColumns: Column<ReceivedEvent>[] = [
     key: 'at',
     header: 'Time',
     // To the second: events come in bursts.
-    cell: (event) => <time dateTime={event.at}>{new Date(event.at).toLocaleTimeString()}</time>,
+    cell: (event) => <time dateTime={event.at}>{formatDateTime(event.at, { seconds: true })}</time>,
   },
   { key: 'name', header: 'Event', cell: (event) => event.name },
   {

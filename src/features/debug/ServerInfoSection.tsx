@@ -3,6 +3,7 @@ import type { ServerInfo } from '../../../contracts/debug';
 import { Facts } from '../../components/Facts';
 import { ErrorState, LoadingState } from '../../components/ListStates';
 import { Section } from '../../components/Section';
+import { TableFrame } from '../ui/TableFrame';
 import { useDebugInfoQuery, usePingMutation } from './debugApi';
 
 const engineNames: Record<ServerInfo['engines'][number]['type'], string> = { pg: 'PostgreSQL', etcd: 'etcd' };
@@ -70,26 +71,28 @@ function ServerFacts({ info }: { info: ServerInfo }) {
           ['Hub connections', info.hubConnections],
         ]}
       />
-      <Table.Root size="sm" aria-label="Engines">
-        <Table.Header>
-          <Table.Row>
-            <Table.ColumnHeader>Engine</Table.ColumnHeader>
-            <Table.ColumnHeader>Status</Table.ColumnHeader>
-            <Table.ColumnHeader>Version or problem</Table.ColumnHeader>
-          </Table.Row>
-        </Table.Header>
-        <Table.Body>
-          {info.engines.map((engine) => (
-            <Table.Row key={engine.type}>
-              <Table.Cell>{engineNames[engine.type]}</Table.Cell>
-              <Table.Cell>
-                <Badge colorPalette={engine.available ? 'green' : 'red'}>{engine.available ? 'Available' : 'Missing'}</Badge>
-              </Table.Cell>
-              <Table.Cell>{engine.available ? engine.version : engine.problem}</Table.Cell>
+      <TableFrame>
+        <Table.Root size="sm" aria-label="Engines">
+          <Table.Header>
+            <Table.Row>
+              <Table.ColumnHeader>Engine</Table.ColumnHeader>
+              <Table.ColumnHeader>Status</Table.ColumnHeader>
+              <Table.ColumnHeader>Version or problem</Table.ColumnHeader>
             </Table.Row>
-          ))}
-        </Table.Body>
-      </Table.Root>
+          </Table.Header>
+          <Table.Body>
+            {info.engines.map((engine) => (
+              <Table.Row key={engine.type}>
+                <Table.Cell>{engineNames[engine.type]}</Table.Cell>
+                <Table.Cell>
+                  <Badge colorPalette={engine.available ? 'green' : 'red'}>{engine.available ? 'Available' : 'Missing'}</Badge>
+                </Table.Cell>
+                <Table.Cell>{engine.available ? engine.version : engine.problem}</Table.Cell>
+              </Table.Row>
+            ))}
+          </Table.Body>
+        </Table.Root>
+      </TableFrame>
     </Stack>
   );
 }

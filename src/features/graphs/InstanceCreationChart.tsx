@@ -1,30 +1,21 @@
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import type { GraphBucket, GraphPoint } from '../../../contracts/instances';
+import type { GraphPoint } from '../../../contracts/instances';
 import type { InstanceType } from '../../../contracts/instanceValues';
-
-const formats: Record<GraphBucket, Intl.DateTimeFormatOptions> = {
-  day: { month: 'short', day: 'numeric', timeZone: 'UTC' },
-  week: { month: 'short', day: 'numeric', timeZone: 'UTC' },
-  month: { month: 'short', year: 'numeric', timeZone: 'UTC' },
-};
-
-/** A bucket's first day as its axis label: "Mar 5" for days and weeks, "Mar 2025" for months. */
-export const bucketLabel = (bucket: GraphBucket, day: string) =>
-  new Date(`${day}T00:00:00Z`).toLocaleDateString('en-US', formats[bucket]);
+import { formatDate } from '../../components/DateTime';
 
 // The theme stylesheet's variables (src/theme/system.ts), so the chart follows the chosen theme.
 const colours = { pg: 'var(--w-primary)', etcd: 'var(--chakra-colors-orange-400)', line: 'var(--w-fg)', grid: 'var(--w-border)', text: 'var(--w-muted)' };
 
 interface InstanceCreationChartProps {
   points: GraphPoint[];
-  bucket: GraphBucket;
   /** The type filter: only its bars are drawn. */
   type: InstanceType | undefined;
 }
 
 /** Bars of instances created per bucket, stacked by type, and a line of the running count on its own axis. */
-export function InstanceCreationChart({ points, bucket, type }: InstanceCreationChartProps) {
-  const label = (day: string) => bucketLabel(bucket, day);
+export function InstanceCreationChart({ points, type }: InstanceCreationChartProps) {
+  // A bucket is named by its first day, in SPEC §9's mm/dd/yy whatever its length.
+  const label = (day: unknown) => formatDate(String(day));
   return (
     <ResponsiveContainer width="100%" height={320}>
       <ComposedChart data={points} margin={{ top: 8, right: 8, bottom: 8, left: 0 }}>
@@ -32,7 +23,7 @@ export function InstanceCreationChart({ points, bucket, type }: InstanceCreation
         <XAxis dataKey="bucket" tickFormatter={label} tick={{ fill: colours.text, fontSize: 12 }} minTickGap={16} />
         <YAxis yAxisId="created" allowDecimals={false} tick={{ fill: colours.text, fontSize: 12 }} />
         <YAxis yAxisId="cumulative" orientation="right" allowDecimals={false} tick={{ fill: colours.text, fontSize: 12 }} />
-        <Tooltip labelFormatter={(day) => label(String(day))} />
+        <Tooltip labelFormatter={label} />
         {/* In drawing order: the stacked types, then the running count. */}
         <Legend itemSorter={null} />
         {type !== 'etcd' && <Bar yAxisId="created" dataKey="pg" name="PostgreSQL" stackId="created" fill={colours.pg} />}

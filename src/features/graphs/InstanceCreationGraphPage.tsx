@@ -1,6 +1,7 @@
 import { Box, Button, chakra, Field, Group, HStack, Input, Stack, Table } from '@chakra-ui/react';
 import { skipToken } from '@reduxjs/toolkit/query/react';
 import type { GraphPoint } from '../../../contracts/instances';
+import { formatDate } from '../../components/DateTime';
 import { EmptyState, ErrorState, LoadingState } from '../../components/ListStates';
 import { Facts } from '../../components/Facts';
 import { Notice } from '../../components/Notice';
@@ -9,7 +10,8 @@ import { Section } from '../../components/Section';
 import { SelectField } from '../../components/SelectField';
 import { useInstanceCreationGraphQuery } from './graphsApi';
 import { graphBuckets, isDay, presets, useGraphParams, type GraphParams } from './graphRange';
-import { bucketLabel, InstanceCreationChart } from './InstanceCreationChart';
+import { TableFrame } from '../ui/TableFrame';
+import { InstanceCreationChart } from './InstanceCreationChart';
 
 const bucketOptions = graphBuckets.map((bucket) => ({ value: bucket, label: `By ${bucket}` }));
 const typeOptions = [
@@ -33,30 +35,34 @@ function PointsTable({ points, bucket }: { points: GraphPoint[]; bucket: GraphPa
       <chakra.summary cursor="pointer" color="fg.muted">
         The numbers as a table
       </chakra.summary>
-      <Table.Root aria-label="Instances created per bucket" size="sm" mt="2">
-        <Table.Header>
-          <Table.Row>
-            <Table.ColumnHeader>{bucket === 'day' ? 'Day' : bucket === 'week' ? 'Week of' : 'Month'}</Table.ColumnHeader>
-            <Table.ColumnHeader textAlign="end">PostgreSQL</Table.ColumnHeader>
-            <Table.ColumnHeader textAlign="end">etcd</Table.ColumnHeader>
-            <Table.ColumnHeader textAlign="end">Total</Table.ColumnHeader>
-            <Table.ColumnHeader textAlign="end">Created so far</Table.ColumnHeader>
-          </Table.Row>
-        </Table.Header>
-        <Table.Body>
-          {points.map((point) => (
-            <Table.Row key={point.bucket}>
-              <Table.Cell>
-                <time dateTime={point.bucket}>{bucketLabel(bucket, point.bucket)}</time>
-              </Table.Cell>
-              <Table.Cell textAlign="end">{point.pg}</Table.Cell>
-              <Table.Cell textAlign="end">{point.etcd}</Table.Cell>
-              <Table.Cell textAlign="end">{point.total}</Table.Cell>
-              <Table.Cell textAlign="end">{point.cumulative}</Table.Cell>
-            </Table.Row>
-          ))}
-        </Table.Body>
-      </Table.Root>
+      <Box mt="2">
+        <TableFrame>
+          <Table.Root aria-label="Instances created per bucket" size="sm">
+            <Table.Header>
+              <Table.Row>
+                <Table.ColumnHeader>{bucket === 'day' ? 'Day' : bucket === 'week' ? 'Week of' : 'Month'}</Table.ColumnHeader>
+                <Table.ColumnHeader textAlign="end">PostgreSQL</Table.ColumnHeader>
+                <Table.ColumnHeader textAlign="end">etcd</Table.ColumnHeader>
+                <Table.ColumnHeader textAlign="end">Total</Table.ColumnHeader>
+                <Table.ColumnHeader textAlign="end">Created so far</Table.ColumnHeader>
+              </Table.Row>
+            </Table.Header>
+            <Table.Body>
+              {points.map((point) => (
+                <Table.Row key={point.bucket}>
+                  <Table.Cell>
+                    <time dateTime={point.bucket}>{formatDate(point.bucket)}</time>
+                  </Table.Cell>
+                  <Table.Cell textAlign="end">{point.pg}</Table.Cell>
+                  <Table.Cell textAlign="end">{point.etcd}</Table.Cell>
+                  <Table.Cell textAlign="end">{point.total}</Table.Cell>
+                  <Table.Cell textAlign="end">{point.cumulative}</Table.Cell>
+                </Table.Row>
+              ))}
+            </Table.Body>
+          </Table.Root>
+        </TableFrame>
+      </Box>
     </chakra.details>
   );
 }
@@ -83,7 +89,7 @@ export function InstanceCreationGraphPage() {
       <Stack gap="4" aria-busy={graph.isFetching} opacity={graph.isFetching ? 0.6 : 1}>
         <Totals points={data.points} type={params.type} />
         <Box as="figure" aria-label="Instances created per bucket, and created so far">
-          <InstanceCreationChart points={data.points} bucket={data.bucket} type={params.type} />
+          <InstanceCreationChart points={data.points} type={params.type} />
         </Box>
         <PointsTable points={data.points} bucket={data.bucket} />
       </Stack>

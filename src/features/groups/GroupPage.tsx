@@ -1,5 +1,5 @@
-import { Button, Stack } from '@chakra-ui/react';
-import { useParams } from 'react-router-dom';
+import { Button, HStack, Stack } from '@chakra-ui/react';
+import { Link as RouterLink, useParams } from 'react-router-dom';
 import { hasRole } from '../../../contracts/roles';
 import { routes } from '../../../contracts/routes';
 import { errorStatus } from '../../api/problemText';
@@ -55,11 +55,16 @@ export function GroupPage() {
         title={group.name}
         description={group.description || description}
         actions={
-          isAdmin && (
-            <Button variant="outline" colorPalette="red" onClick={() => dispatch(groupDeletionRequested({ group }))}>
-              Delete group
+          <HStack gap="2" wrap="wrap">
+            <Button asChild>
+              <RouterLink to={`${routes.createInstance.path}?${new URLSearchParams({ groupId: group.id })}`}>Add instance</RouterLink>
             </Button>
-          )
+            {isAdmin && (
+              <Button variant="outline" colorPalette="red" onClick={() => dispatch(groupDeletionRequested({ group }))}>
+                Delete group
+              </Button>
+            )}
+          </HStack>
         }
       />
       <Stack gap="6">

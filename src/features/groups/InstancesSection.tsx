@@ -6,6 +6,7 @@ import { StatusBadge } from '../../components/StatusBadge';
 import { TextLink } from '../../components/TextLink';
 import { useListParams } from '../../components/useListParams';
 import { typeLabel } from '../instances/typeLabels';
+import { GroupTotals } from '../statistics/GroupTotals';
 import { useGroupInstancesQuery, type GroupInstance } from './groupsApi';
 
 const columns: Column<GroupInstance>[] = [
@@ -26,6 +27,7 @@ export function InstancesSection({ groupId }: { groupId: string }) {
 
   return (
     <Section title="Instances">
+      <GroupTotals groupId={groupId} />
       <PagedTable
         label="Instances"
         columns={columns}

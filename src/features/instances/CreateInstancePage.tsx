@@ -2,7 +2,7 @@ import { Button, Field, HStack, Input, Stack, Textarea } from '@chakra-ui/react'
 import type { FetchBaseQueryError } from '@reduxjs/toolkit/query';
 import type { SerializedError } from '@reduxjs/toolkit';
 import { useState, type FormEvent } from 'react';
-import { useNavigate } from 'react-router-dom';
+import { useNavigate, useSearchParams } from 'react-router-dom';
 import type { CreateInstanceRequest } from '../../../contracts/instances';
 import { instanceTypes, type InstanceType } from '../../../contracts/instanceValues';
 import { hasRole } from '../../../contracts/roles';
@@ -45,7 +45,9 @@ export function CreateInstancePage() {
 
   const [name, setName] = useState('');
   const [type, setType] = useState<InstanceType>('pg');
-  const [groupId, setGroupId] = useState('');
+  // A group's "Add instance" opens this page with that group chosen.
+  const [searchParams] = useSearchParams();
+  const [groupId, setGroupId] = useState(() => searchParams.get('groupId') ?? '');
   const [description, setDescription] = useState('');
   const [parameters, setParameters] = useState<ParameterRow[]>([]);
   // Until the first submit, an empty name and an unchosen group are not complaints yet.

@@ -17,6 +17,7 @@ import { Section } from '../../components/Section';
 import { StatusBadge } from '../../components/StatusBadge';
 import { TextLink } from '../../components/TextLink';
 import { selectCurrentUser } from '../auth/selectors';
+import { MonitoringSection } from '../monitoring/MonitoringSection';
 import { useHubGroup } from '../realtime/useHubGroup';
 import { ConfigurationSection } from './ConfigurationSection';
 import { ConnectionSection } from './ConnectionSection';
@@ -154,6 +155,7 @@ function InstanceDetail({ instance }: { instance: Instance }) {
           />
         </Section>
 
+        <MonitoringSection instance={instance} />
         <ConnectionSection instance={instance} />
         {instance.type === 'pg' && <DatabasesSection instance={instance} />}
         <ConfigurationSection instance={instance} />

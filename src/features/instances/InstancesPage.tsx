@@ -1,6 +1,7 @@
 import { Box, Button, Checkbox, HStack, Stack, Text } from '@chakra-ui/react';
 import { useState } from 'react';
 import { Link as RouterLink } from 'react-router-dom';
+import { formatBytes } from '../../../contracts/backupValues';
 import type { Instance } from '../../../contracts/instances';
 import { healthLevels, instanceStatuses, instanceTypes } from '../../../contracts/instanceValues';
 import { hasRole } from '../../../contracts/roles';
@@ -18,9 +19,12 @@ import { TextLink } from '../../components/TextLink';
 import { useListParams } from '../../components/useListParams';
 import { selectCurrentUser } from '../auth/selectors';
 import { useAllGroupsQuery } from '../groups/groupsApi';
+import { useInstanceSparklinesQuery } from '../monitoring/metricsApi';
+import { InstanceSparkline } from '../monitoring/Sparkline';
 import { useHubGroup } from '../realtime/useHubGroup';
+import { StatisticsStrip } from '../statistics/StatisticsStrip';
 import { useInstancesQuery } from './instancesApi';
-import { bulkActionRequested } from './instancesSaga';
+import { bulkActionRequested, type BulkAction } from './instancesSaga';
 import { OperationProgress } from './OperationProgress';
 import { typeLabels } from './typeLabels';
 
@@ -55,6 +59,8 @@ const dataColumns: Column<Instance>[] = [
   { key: 'health', header: 'Health', sortBy: 'health', cell: (instance) => <HealthBadge level={instance.health.level} /> },
   { key: 'group', header: 'Group', cell: (instance) => instance.groupName ?? '—' },
   { key: 'version', header: 'Version', cell: (instance) => instance.engineVersion ?? '—' },
+  // The data folder as the metrics collector last measured it.
+  { key: 'size', header: 'Size', sortBy: 'sizeBytes', numeric: true, cell: (instance) => formatBytes(instance.sizeBytes) },
   { key: 'created', header: 'Created', sortBy: 'createdAt', cell: (instance) => <DateTime value={instance.createdAt} /> },
 ];
 
@@ -81,6 +87,11 @@ export function InstancesPage() {
   // Only the rows on screen can be chosen: what the bulk buttons act on is always in view.
   const [selectedIds, setSelectedIds] = useState<ReadonlySet<string>>(new Set());
   const rows = instances.data?.items ?? [];
+  // CPU, which both engines have: one request for the page's rows, again every minute.
+  const { data: cpu } = useInstanceSparklinesQuery(
+    { ids: rows.map((instance) => instance.id), name: 'cpu_percent' },
+    { skip: rows.length === 0, pollingInterval: 60_000 },
+  );
   const selected = rows.filter((instance) => selectedIds.has(instance.id));
 
   const select = (ids: string[], on: boolean) =>
@@ -103,6 +114,11 @@ export function InstancesPage() {
       ),
     },
     ...dataColumns,
+    {
+      key: 'cpu',
+      header: 'CPU (1 h)',
+      cell: (instance) => <InstanceSparkline data={cpu} instanceId={instance.id} label="CPU over the last hour" />,
+    },
   ];
 
   const groupOptions = [
@@ -117,7 +133,7 @@ export function InstancesPage() {
     { name: 'groupId', label: 'Group', width: '44', options: groupOptions },
   ] as const;
   const filtered = !!list.args.search || filters.some((name) => list.filters[name]);
-  const bulk = (action: 'start' | 'stop') => dispatch(bulkActionRequested({ instances: selected, action }));
+  const bulk = (action: BulkAction) => dispatch(bulkActionRequested({ instances: selected, action }));
 
   return (
     <>
@@ -125,12 +141,21 @@ export function InstancesPage() {
         title="Instances"
         description="Every PostgreSQL and etcd instance you can reach, with its status and health."
         actions={
-          <Button asChild>
-            <RouterLink to={routes.createInstance.path}>Create instance</RouterLink>
-          </Button>
+          <HStack gap="2" wrap="wrap">
+            <Button asChild variant="outline">
+              <RouterLink to={routes.instanceCreationGraph.path}>Instance creation graph</RouterLink>
+            </Button>
+            <Button asChild variant="outline">
+              <RouterLink to={routes.instancesUpdate.path}>Instances update</RouterLink>
+            </Button>
+            <Button asChild>
+              <RouterLink to={routes.createInstance.path}>Create instance</RouterLink>
+            </Button>
+          </HStack>
         }
       />
       <Stack gap="4">
+        <StatisticsStrip />
         <HStack gap="4" align="end" wrap="wrap">
           <SearchInput label="Search instances" value={list.params.search ?? ''} onChange={list.setSearch} />
           {filterFields.map(({ name, label, width, options }) => (
@@ -159,6 +184,15 @@ export function InstancesPage() {
             </Button>
             <Button size="sm" variant="outline" colorPalette="red" disabled={selected.length === 0} onClick={() => bulk('stop')}>
               Stop selected
+            </Button>
+            <Button size="sm" variant="outline" disabled={selected.length === 0} onClick={() => bulk('restart')}>
+              Restart selected
+            </Button>
+            <Button size="sm" variant="outline" disabled={selected.length === 0} onClick={() => bulk('backup')}>
+              Back up selected
+            </Button>
+            <Button size="sm" variant="outline" colorPalette="red" disabled={selected.length === 0} onClick={() => bulk('delete')}>
+              Delete selected
             </Button>
           </HStack>
         )}

@@ -1,5 +1,6 @@
-import { Badge, Box, Button, Field, HStack, Input, InputGroup, NativeSelect, Stack, Switch, Text } from '@chakra-ui/react';
+import { Badge, Box, Button, Field, HStack, Input, InputGroup, Stack, Switch, Text } from '@chakra-ui/react';
 import { memo } from 'react';
+import { Select } from '../../components/Select';
 import type { ConfigParameter } from '../../../contracts/instances';
 import { boolValue, boundsText, isOn, quoteValue } from './configDraft';
 
@@ -53,18 +54,12 @@ function Editor({ parameter, value, onChange }: Pick<ParameterRowProps, 'paramet
     case 'enum': {
       const options = parameter.enumValues ?? [];
       return (
-        <NativeSelect.Root>
-          <NativeSelect.Field value={value} onChange={(event) => set(event.target.value)}>
-            {/* A value the list lacks (typed in the raw view) stays visible instead of silently changing. */}
-            {!options.includes(value) && <option value={value}>{value}</option>}
-            {options.map((option) => (
-              <option key={option} value={option}>
-                {option}
-              </option>
-            ))}
-          </NativeSelect.Field>
-          <NativeSelect.Indicator />
-        </NativeSelect.Root>
+        <Select
+          value={value}
+          // A value the list lacks (typed in the raw view) stays visible instead of silently changing.
+          options={[...(options.includes(value) ? [] : [value]), ...options].map((option) => ({ value: option, label: option }))}
+          onChange={set}
+        />
       );
     }
     case 'integer':

@@ -2,7 +2,7 @@ import { Code, Heading, List, RadioGroup, Stack, Text } from '@chakra-ui/react';
 import { useState } from 'react';
 import { DialogForm } from '../../components/FormDialog';
 import type { ApplyChoice } from './configApi';
-import { quoteValue, type Change } from './configDraft';
+import { inUnit, type Change } from './configDraft';
 
 const labels: Record<ApplyChoice, string> = {
   none: 'Save only',
@@ -18,9 +18,9 @@ function ChangeList({ title, changes }: { title: string; changes: Change[] }) {
         {title} ({changes.length})
       </Heading>
       <List.Root gap="1" ps="4">
-        {changes.map(({ name, from, to }) => (
+        {changes.map(({ name, from, to, unit }) => (
           <List.Item key={name}>
-            <Code>{name}</Code>: {quoteValue(from)} → {quoteValue(to)}
+            <Code>{name}</Code>: {inUnit(from, unit)} → {inUnit(to, unit)}
           </List.Item>
         ))}
       </List.Root>

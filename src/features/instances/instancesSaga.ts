@@ -11,12 +11,13 @@ import { routes } from '../../../contracts/routes';
 import { callMutation } from '../../api/callMutation';
 import { errorStatus } from '../../api/problemText';
 import type { NavigationDeps } from '../../app/deps';
-import type { RootState } from '../../app/store';
+import type { RootState } from '../../app/rootReducer';
 import { groupKey, hubEventType, type HubEventAction } from '../realtime/realtimeSlice';
 import { showModal } from '../ui/showModal';
 import { pushToast } from '../ui/uiSlice';
 import { actionLabels, canRun, operationDone, type InstanceAction } from './instanceActions';
 import { instancesApi, instanceTags, patchCachedInstance } from './instancesApi';
+import { backupsApi } from '../backups/backupsApi';
 
 type InstanceRef = Pick<Instance, 'id' | 'name' | 'status'>;
 
@@ -24,10 +25,9 @@ type InstanceRef = Pick<Instance, 'id' | 'name' | 'status'>;
 export const instanceActionRequested = createAction<{ instance: InstanceRef; action: InstanceAction }>(
   'instances/actionRequested',
 );
-/** Start or stop the instances selected in the list, after one confirmation naming how many. */
-export const bulkActionRequested = createAction<{ instances: InstanceRef[]; action: 'start' | 'stop' }>(
-  'instances/bulkActionRequested',
-);
+/** What the list's toolbar does to every selected instance, after one confirmation naming them. */
+export type BulkAction = 'start' | 'stop' | 'restart' | 'backup' | 'delete';
+export const bulkActionRequested = createAction<{ instances: InstanceRef[]; action: BulkAction }>('instances/bulkActionRequested');
 export const instanceDeletionRequested = createAction<{ instance: InstanceRef }>('instances/deletionRequested');
 
 export function* instancesSaga(deps: Pick<NavigationDeps, 'navigate'>): SagaIterator {
@@ -64,29 +64,60 @@ export function* runAction({ payload: { instance, action } }: ReturnType<typeof 
 
 const plural = (n: number) => (n === 1 ? '1 instance' : `${n} instances`);
 
+const bulkLooks: Record<BulkAction, { label: string; done: string; destructive: boolean; description?: string }> = {
+  start: { label: 'Start', done: 'asked to start', destructive: false },
+  stop: { label: 'Stop', done: 'asked to stop', destructive: true },
+  restart: { label: 'Restart', done: 'asked to restart', destructive: false, description: 'Their clients are disconnected for as long as the restart takes.' },
+  backup: { label: 'Back up', done: 'backing up', destructive: false, description: 'Each gets a database backup.' },
+  delete: {
+    label: 'Delete',
+    done: 'deleted',
+    destructive: true,
+    description: 'Running ones are stopped first; their data directories are removed. This cannot be undone.',
+  },
+};
+
+/** Which selected instances an action applies to; the rest are left as they are. */
+const appliesTo = (action: BulkAction, instance: InstanceRef) =>
+  action === 'backup' ? instance.status === 'running' : action === 'delete' ? true : canRun(action, instance.status);
+
+/** One instance's request for a bulk action. */
+function bulkRequest(action: BulkAction, instance: InstanceRef) {
+  if (action === 'backup') return backupsApi.endpoints.takeBackup.initiate({ instanceId: instance.id, kind: 'database' }, { track: false });
+  if (action === 'delete') return instancesApi.endpoints.deleteInstance.initiate({ id: instance.id, force: true }, { track: false });
+  return instancesApi.endpoints.runInstanceAction.initiate({ id: instance.id, action }, { track: false });
+}
+
 export function* runBulkAction({ payload: { instances, action } }: ReturnType<typeof bulkActionRequested>): SagaIterator {
-  const chosen = instances.filter((instance) => canRun(action, instance.status));
+  const looks = bulkLooks[action];
+  const chosen = instances.filter((instance) => appliesTo(action, instance));
   const skipped = instances.length - chosen.length;
-  const already = action === 'start' ? 'running' : 'stopped';
   if (chosen.length === 0) {
-    yield put(pushToast({ status: 'info', summary: `Nothing to ${action}`, detail: `The selected instances are already ${already}.` }));
+    const why = action === 'backup' ? 'Only running instances can be backed up.' : `The selected instances are already ${action === 'start' ? 'running' : 'stopped'}.`;
+    yield put(pushToast({ status: 'info', summary: `Nothing to ${looks.label.toLowerCase()}`, detail: why }));
     return;
   }
   const confirmed = yield call(showModal, {
-    title: `${actionLabels[action]} ${plural(chosen.length)}?`,
+    title: `${looks.label} ${plural(chosen.length)}?`,
     description: [
       chosen.map((instance) => instance.name).join(', '),
-      skipped > 0 ? ` (${plural(skipped)} already ${already} left as ${skipped === 1 ? 'it is' : 'they are'}).` : '.',
+      skipped > 0 ? ` (${plural(skipped)} left as ${skipped === 1 ? 'it is' : 'they are'}).` : '.',
+      looks.description ? ` ${looks.description}` : '',
     ].join(''),
     component: 'confirm',
-    props: { confirmLabel: `${actionLabels[action]} ${plural(chosen.length)}`, destructive: action === 'stop' },
+    props: { confirmLabel: `${looks.label} ${plural(chosen.length)}`, destructive: looks.destructive },
   });
   if (confirmed !== true) return;
-  // Failures go down the one error path, one toast each; the outcomes arrive as OperationCompleted.
-  yield all(
-    chosen.map((instance) =>
-      call(callMutation, instancesApi.endpoints.runInstanceAction.initiate({ id: instance.id, action }, { track: false })),
-    ),
+  // Each failure goes down the one error path with its own toast; the summary counts them.
+  const outcomes: { error?: unknown }[] = yield all(chosen.map((instance) => call(callMutation, bulkRequest(action, instance))));
+  const failed = chosen.filter((_, i) => outcomes[i].error);
+  const succeeded = chosen.length - failed.length;
+  yield put(
+    pushToast({
+      status: failed.length === 0 ? 'success' : succeeded === 0 ? 'error' : 'warning',
+      summary: `${plural(succeeded)} ${looks.done}`,
+      detail: failed.length > 0 ? `Refused: ${failed.map((instance) => instance.name).join(', ')}.` : undefined,
+    }),
   );
 }
 

@@ -1,5 +1,5 @@
 import { Box, Flex } from '@chakra-ui/react';
-import { Outlet, useNavigation } from 'react-router-dom';
+import { Outlet, ScrollRestoration, useNavigation } from 'react-router-dom';
 import { useEffect } from 'react';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { layoutEntered, layoutLeft } from '../realtime/realtimeSlice';
@@ -27,6 +27,8 @@ export function Layout() {
       <Box as="main" flex="1" minW="0" p={{ base: '4', md: '8' }} aria-busy={navigation.state !== 'idle'}>
         <Outlet />
       </Box>
+      {/* A new screen opens at its top; Back and Forward return to where the person was. */}
+      <ScrollRestoration />
     </Flex>
   );
 }

@@ -1,6 +1,7 @@
 import { Link, Text } from '@chakra-ui/react';
 import type { ComponentType } from 'react';
 import { NavLink } from 'react-router-dom';
+import { usePrefetchLink } from '../ui/usePrefetchLink';
 
 export interface NavItemProps {
   label: string;
@@ -34,9 +35,10 @@ export function SidebarLabel({ children }: { children: string }) {
 
 /** A sidebar link; NavLink marks the current screen with aria-current="page". */
 export function NavItem({ label, to, icon: Icon }: NavItemProps) {
+  const prefetch = usePrefetchLink(to);
   return (
     <Link asChild {...sidebarRowStyle} _currentPage={{ bg: 'brand.subtle', color: 'brand.fg', fontWeight: 'semibold' }}>
-      <NavLink to={to} aria-label={label} title={label}>
+      <NavLink to={to} aria-label={label} title={label} {...prefetch}>
         <Icon />
         <SidebarLabel>{label}</SidebarLabel>
       </NavLink>

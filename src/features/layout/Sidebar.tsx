@@ -5,6 +5,7 @@ import { routes } from '../../../contracts/routes';
 import { useLogoutMutation } from '../auth/authApi';
 import { ConnectionIndicator } from './ConnectionIndicator';
 import {
+  AuditIcon,
   BackupsIcon,
   ClientsIcon,
   DebugIcon,
@@ -30,7 +31,7 @@ const mainEntries: NavEntry[] = [
   { label: 'Backups', to: routes.backups.path, icon: BackupsIcon },
   { label: 'Clients', to: routes.clients.path, icon: ClientsIcon },
   { label: 'Users', to: routes['admin-users'].path, icon: UsersIcon, role: 'admin' },
-  // The debug route itself is open to all (SPEC §2); only its entry is for admins.
+  { label: 'Audit', to: routes['admin-audit'].path, icon: AuditIcon, role: 'admin' },
   { label: 'Debug', to: routes.debug.path, icon: DebugIcon, role: 'admin' },
 ];
 

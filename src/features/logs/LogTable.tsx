@@ -3,6 +3,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef, type KeyboardEvent } from 'react';
 import { Link as RouterLink } from 'react-router-dom';
 import type { LogEntry } from '../../../contracts/logs';
+import { TableFrame } from '../ui/TableFrame';
 import { LevelBadge, levelLooks, logTime } from './logLevelLooks';
 
 const rowHeight = 32;
@@ -84,95 +85,98 @@ export function LogTable(props: LogTableProps) {
           {heldCount === 1 ? '1 new entry' : `${heldCount} new entries`}
         </Button>
       )}
-      <Box role="table" aria-label="Log entries" aria-rowcount={rows.length + 1} borderWidth="1px" borderRadius="md" fontSize="xs">
-        <Box role="rowgroup">
-          <Box role="row" display="grid" gridTemplateColumns={template} gap="3" px="3" py="2" bg="bg.muted" fontWeight="semibold">
-            <Box role="columnheader">Time</Box>
-            <Box role="columnheader">Level</Box>
-            {showInstance && <Box role="columnheader">Instance</Box>}
-            <Box role="columnheader">Handler</Box>
-            <Box role="columnheader">Message</Box>
+      {/* Wider than a phone: the columns scroll sideways inside the frame, header and rows together. */}
+      <TableFrame>
+        <Box role="table" aria-label="Log entries" aria-rowcount={rows.length + 1} minW="2xl" fontSize="xs">
+          <Box role="rowgroup">
+            <Box role="row" display="grid" gridTemplateColumns={template} gap="3" px="3" py="2" bg="bg.muted" fontWeight="semibold">
+              <Box role="columnheader">Time</Box>
+              <Box role="columnheader">Level</Box>
+              {showInstance && <Box role="columnheader">Instance</Box>}
+              <Box role="columnheader">Handler</Box>
+              <Box role="columnheader">Message</Box>
+            </Box>
           </Box>
-        </Box>
-        <Box
-          ref={scroller}
-          role="rowgroup"
-          h="60vh"
-          overflowY="auto"
-          onScroll={(event) => onAway(event.currentTarget.scrollTop > topSlack)}
-          onMouseEnter={() => onPointer(true)}
-          onMouseLeave={() => onPointer(false)}
-        >
-          <Box position="relative" h={`${virtualizer.getTotalSize()}px`}>
-            {items.map((item) => {
-              const entry = rows[item.index];
-              const look = levelLooks[entry.level];
-              return (
-                <Box
-                  key={item.key}
-                  role="row"
-                  aria-rowindex={item.index + 2}
-                  aria-selected={entry.id === selectedId}
-                  data-index={item.index}
-                  data-level={entry.level}
-                  tabIndex={0}
-                  onClick={() => onSelect(entry)}
-                  onKeyDown={(event) => onKeyDown(event, item.index)}
-                  position="absolute"
-                  top="0"
-                  left="0"
-                  w="full"
-                  h={`${item.size}px`}
-                  transform={`translateY(${item.start}px)`}
-                  display="grid"
-                  gridTemplateColumns={template}
-                  gap="3"
-                  px="3"
-                  alignItems="center"
-                  borderBottomWidth="1px"
-                  cursor="pointer"
-                  bg={entry.id === selectedId ? 'bg.emphasized' : undefined}
-                  _hover={{ bg: 'bg.subtle' }}
-                  _focusVisible={{ outline: '2px solid', outlineColor: 'colorPalette.focusRing', outlineOffset: '-2px' }}
-                >
-                  <Text role="cell" fontFamily="mono" color="fg.muted" whiteSpace="nowrap">
-                    <time dateTime={entry.timestamp}>{logTime(entry.timestamp)}</time>
-                  </Text>
-                  <Box role="cell">
-                    <LevelBadge level={entry.level} />
-                  </Box>
-                  {showInstance && (
-                    <Text role="cell" truncate>
-                      {entry.instanceId ? (
-                        <RouterLink to={`/instances/${encodeURIComponent(entry.instanceId)}`} onClick={(event) => event.stopPropagation()}>
-                          <Text as="span" color="fg.info" textDecoration="underline">
-                            {instanceNames.get(entry.instanceId) ?? entry.instanceId.slice(0, 8)}
-                          </Text>
-                        </RouterLink>
-                      ) : (
-                        <Text as="span" color="fg.muted">
-                          control plane
-                        </Text>
-                      )}
+          <Box
+            ref={scroller}
+            role="rowgroup"
+            h="60vh"
+            overflowY="auto"
+            onScroll={(event) => onAway(event.currentTarget.scrollTop > topSlack)}
+            onMouseEnter={() => onPointer(true)}
+            onMouseLeave={() => onPointer(false)}
+          >
+            <Box position="relative" h={`${virtualizer.getTotalSize()}px`}>
+              {items.map((item) => {
+                const entry = rows[item.index];
+                const look = levelLooks[entry.level];
+                return (
+                  <Box
+                    key={item.key}
+                    role="row"
+                    aria-rowindex={item.index + 2}
+                    aria-selected={entry.id === selectedId}
+                    data-index={item.index}
+                    data-level={entry.level}
+                    tabIndex={0}
+                    onClick={() => onSelect(entry)}
+                    onKeyDown={(event) => onKeyDown(event, item.index)}
+                    position="absolute"
+                    top="0"
+                    left="0"
+                    w="full"
+                    h={`${item.size}px`}
+                    transform={`translateY(${item.start}px)`}
+                    display="grid"
+                    gridTemplateColumns={template}
+                    gap="3"
+                    px="3"
+                    alignItems="center"
+                    borderBottomWidth="1px"
+                    cursor="pointer"
+                    bg={entry.id === selectedId ? 'bg.emphasized' : undefined}
+                    _hover={{ bg: 'bg.subtle' }}
+                    _focusVisible={{ outline: '2px solid', outlineColor: 'colorPalette.focusRing', outlineOffset: '-2px' }}
+                  >
+                    <Text role="cell" fontFamily="mono" color="fg.muted" whiteSpace="nowrap">
+                      <time dateTime={entry.timestamp}>{logTime(entry.timestamp)}</time>
                     </Text>
-                  )}
-                  <Text role="cell" color="fg.muted" truncate>
-                    {entry.handler}
-                  </Text>
-                  <Text role="cell" color={look.text} fontFamily="mono" truncate title={entry.message}>
-                    {entry.message}
-                  </Text>
-                </Box>
-              );
-            })}
+                    <Box role="cell">
+                      <LevelBadge level={entry.level} />
+                    </Box>
+                    {showInstance && (
+                      <Text role="cell" truncate>
+                        {entry.instanceId ? (
+                          <RouterLink to={`/instances/${encodeURIComponent(entry.instanceId)}`} onClick={(event) => event.stopPropagation()}>
+                            <Text as="span" color="fg.info" textDecoration="underline">
+                              {instanceNames.get(entry.instanceId) ?? entry.instanceId.slice(0, 8)}
+                            </Text>
+                          </RouterLink>
+                        ) : (
+                          <Text as="span" color="fg.muted">
+                            control plane
+                          </Text>
+                        )}
+                      </Text>
+                    )}
+                    <Text role="cell" color="fg.muted" truncate>
+                      {entry.handler}
+                    </Text>
+                    <Text role="cell" color={look.text} fontFamily="mono" truncate title={entry.message}>
+                      {entry.message}
+                    </Text>
+                  </Box>
+                );
+              })}
+            </Box>
+            {loadingMore && (
+              <HStack justify="center" py="2" color="fg.muted">
+                <Text>Loading older entries…</Text>
+              </HStack>
+            )}
           </Box>
-          {loadingMore && (
-            <HStack justify="center" py="2" color="fg.muted">
-              <Text>Loading older entries…</Text>
-            </HStack>
-          )}
         </Box>
-      </Box>
+      </TableFrame>
     </Box>
   );
 }

@@ -191,7 +191,7 @@ export function LogsView({ instanceId: fixedInstance, prefix = '' }: { instanceI
           <Switch.Control />
           <Switch.Label>Live tail{tail.live && tail.holds.length > 0 ? ' (paused)' : ''}</Switch.Label>
         </Switch.Root>
-        <HStack gap="2">
+        <HStack gap="2" wrap="wrap">
           <Button asChild size="sm" variant="outline">
             <a href={exportHref('ndjson')} download>
               Export NDJSON

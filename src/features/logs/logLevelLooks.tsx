@@ -21,6 +21,5 @@ export function LevelBadge({ level }: { level: LogLevel }) {
   );
 }
 
-const pad = (n: number) => String(n).padStart(2, '0');
 /** The console's date and time, with seconds: log lines a second apart must read apart. */
-export const logTime = (iso: string) => `${formatDateTime(iso)}:${pad(new Date(iso).getSeconds())}`;
+export const logTime = (iso: string) => formatDateTime(iso, { seconds: true });

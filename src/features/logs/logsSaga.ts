@@ -3,7 +3,7 @@ import type { SagaIterator } from 'redux-saga';
 import { call, put, select, takeEvery, takeLeading } from 'redux-saga/effects';
 import type { LogsAppendedPayload } from '../../../contracts/logs';
 import { callMutation } from '../../api/callMutation';
-import type { RootState } from '../../app/store';
+import type { RootState } from '../../app/rootReducer';
 import { hubEventType, type HubEventAction } from '../realtime/realtimeSlice';
 import { showModal } from '../ui/showModal';
 import { pushToast } from '../ui/uiSlice';

@@ -2,7 +2,7 @@ import { Button, Field, HStack, Input, Stack } from '@chakra-ui/react';
 import { useState, type FormEvent } from 'react';
 import type { FieldErrors } from '../../components/fieldErrors';
 import { PasswordField } from '../../components/PasswordField';
-import type { ModalBodyProps } from '../ui/modalRegistry';
+import type { ModalBodyProps } from '../ui/modalBody';
 
 export interface ConfirmIdentityProps {
   confirmLabel: string;

@@ -3,10 +3,16 @@ import { useState, type FormEvent } from 'react';
 import { fieldErrors } from '../../components/fieldErrors';
 import { Notice } from '../../components/Notice';
 import { Section } from '../../components/Section';
-import { useResendConfirmationEmailMutation, useUpdateAccountInfoMutation } from '../auth/authApi';
+import { useAccountInfoQuery, useResendConfirmationEmailMutation, useUpdateAccountInfoMutation } from '../auth/authApi';
 
-/** The address, whether it is confirmed (with a new link on demand), and changing it. */
-export function EmailSection({ email, confirmed }: { email: string; confirmed: boolean }) {
+/**
+ * The address, whether it is confirmed (with a new link on demand), and changing it: read and
+ * changed through /auth/manage/info (SPEC §7); the profile's copy stands in until that answers.
+ */
+export function EmailSection(profile: { email: string; confirmed: boolean }) {
+  const { data: info } = useAccountInfoQuery();
+  const email = info?.email ?? profile.email;
+  const confirmed = info?.isEmailConfirmed ?? profile.confirmed;
   const [resend, resent] = useResendConfirmationEmailMutation();
   const [changeEmail, change] = useUpdateAccountInfoMutation();
   const [newEmail, setNewEmail] = useState('');

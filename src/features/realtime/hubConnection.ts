@@ -1,5 +1,5 @@
 import { HttpTransportType, HubConnectionBuilder, LogLevel } from '@microsoft/signalr';
-import { hubPath, keepAliveIntervalMs, reconnectDelaysMs, serverTimeoutMs } from '../../../contracts/hub';
+import { hubPath, keepAliveIntervalMs, reconnectDelaysMs, serverTimeoutMs, statefulReconnectBufferSize } from '../../../contracts/hub';
 
 /** What the saga uses of a HubConnection: tests hand in a fake with the same shape. */
 export interface HubConnectionLike {
@@ -15,14 +15,20 @@ export interface HubConnectionLike {
 
 export type HubFactory = () => HubConnectionLike;
 
-/** The official client, set up as SPEC §7 and §9 say: WebSockets only, no negotiation, credentials included. */
+/** How the official client is set up (SPEC §7 and §9): tests check it without opening a connection. */
+export const hubClientOptions = {
+  url: `${process.env.WARDEN_API_URL ?? ''}${hubPath}`,
+  // The client offers stateful reconnect only through negotiate, so it is not skipped: the
+  // negotiate answer carries the connection token a dropped socket resumes with.
+  http: { transport: HttpTransportType.WebSockets, withCredentials: true },
+  statefulReconnect: { bufferSize: statefulReconnectBufferSize },
+} as const;
+
+/** The official client: WebSockets only, credentials included, stateful reconnect with SPEC §9's buffer size. */
 export const createSignalRConnection: HubFactory = () => {
   const connection = new HubConnectionBuilder()
-    .withUrl(`${process.env.WARDEN_API_URL ?? ''}${hubPath}`, {
-      skipNegotiation: true,
-      transport: HttpTransportType.WebSockets,
-      withCredentials: true,
-    })
+    .withUrl(hubClientOptions.url, { ...hubClientOptions.http })
+    .withStatefulReconnect({ ...hubClientOptions.statefulReconnect })
     .withAutomaticReconnect([...reconnectDelaysMs])
     .withServerTimeout(serverTimeoutMs)
     .withKeepAliveInterval(keepAliveIntervalMs)

@@ -1,9 +1,11 @@
 import type { Action } from '@reduxjs/toolkit';
 import { buffers, eventChannel, type Channel, type EventChannel, type SagaIterator, type Task } from 'redux-saga';
-import { actionChannel, call, cancel, fork, put, race, select, take, takeEvery } from 'redux-saga/effects';
+import { actionChannel, call, cancel, fork, put, race, select, spawn, take, takeEvery } from 'redux-saga/effects';
 import { hubEvents } from '../../../contracts/hub';
 import { baseApi } from '../../api/baseApi';
-import type { RootState } from '../../app/store';
+import { errorStatus } from '../../api/problemText';
+import { callMutation } from '../../api/callMutation';
+import type { RootState } from '../../app/rootReducer';
 import { authApi } from '../auth/authApi';
 import { selectIsAuthenticated } from '../auth/selectors';
 import { pushToast } from '../ui/uiSlice';
@@ -70,6 +72,19 @@ function* joinAll(connection: HubConnectionLike, refresh: boolean): SagaIterator
   if (refresh) yield put(baseApi.util.invalidateTags(['Instance', 'Group', 'Backup', 'Log', 'User', 'Statistics']));
 }
 
+/**
+ * After a reconnect the session may have ended meanwhile (expired, logged out elsewhere): ask the
+ * cheap probe first. Its 401 signs the person out through the one error path, and the groups are
+ * not re-joined; any other answer leaves the session as it was.
+ */
+type SessionProbe = ReturnType<ReturnType<typeof authApi.endpoints.checkSession.initiate>>;
+
+function* sessionHolds(): SagaIterator<boolean> {
+  const probe: SessionProbe = yield put(authApi.endpoints.checkSession.initiate(undefined, { subscribe: false, forceRefetch: true }));
+  const { error }: Awaited<SessionProbe> = yield call(() => probe);
+  return errorStatus(error) !== 401;
+}
+
 /** Pages join and leave through the store; the hub hears only the first join and the last leave. */
 function* groupRequests(connection: HubConnectionLike): SagaIterator {
   yield takeEvery([groupJoined.type, groupLeft.type], function* (
@@ -83,6 +98,23 @@ function* groupRequests(connection: HubConnectionLike): SagaIterator {
   });
 }
 
+const serverClosePrefix = 'Server returned an error on close: ';
+
+/**
+ * The server closes the links of a session it ended (account disabled, password reset) with the
+ * reason. Whether the session still holds decides what the person reads: when it does not, the
+ * 401 takes them to sign in and the server's reason says why; otherwise the link failed.
+ */
+function* reportServerClose(error: string): SagaIterator {
+  yield call(callMutation, authApi.endpoints.me.initiate(undefined, { forceRefetch: true, subscribe: false }));
+  if (yield select(selectIsAuthenticated)) {
+    yield put(pushToast({ status: 'error', summary: connectionFailed, detail: error }));
+    return;
+  }
+  const reason = error.startsWith(serverClosePrefix) ? error.slice(serverClosePrefix.length) : error;
+  yield put(pushToast({ status: 'warning', summary: reason }));
+}
+
 /** What realtimeSaga remembers across connections. */
 export interface LinkHistory {
   /** Whether any connection of this store has been up: a later one may have missed events. */
@@ -94,7 +126,11 @@ export interface LinkHistory {
  * Returns when the start fails or the connection closes for good (the client gave up, or the
  * server closed it). Stopping is not its business: realtimeSaga cancels it and stops the connection.
  */
-export function* connectionSaga(connection: HubConnectionLike, history: LinkHistory): SagaIterator {
+export function* connectionSaga(
+  connection: HubConnectionLike,
+  history: LinkHistory,
+  probeSession: () => SagaIterator<boolean> = sessionHolds,
+): SagaIterator {
   const link: EventChannel<LinkSignal> = yield call(linkChannel, connection);
   let groups: Task | undefined;
   try {
@@ -123,14 +159,16 @@ export function* connectionSaga(connection: HubConnectionLike, history: LinkHist
       } else if (signal.kind === 'reconnected') {
         droppedBy = null;
         yield put(connectionChanged({ state: 'Connected' }));
-        yield fork(joinAll, connection, true);
+        if (yield call(probeSession)) yield fork(joinAll, connection, true);
       } else {
         // The client closes without an error when it gives up reconnecting: that is a failure
         // too, and what dropped the link says why. A close without an error straight from
         // Connected is the server ending the link on purpose.
         const error = signal.error ?? droppedBy;
         yield put(connectionChanged({ state: 'Disconnected', error }));
-        if (error) yield put(pushToast({ status: 'error', summary: connectionFailed, detail: error }));
+        // Spawned: a session that ended clears the user, which cancels this saga.
+        if (signal.error) yield spawn(reportServerClose, signal.error);
+        else if (error) yield put(pushToast({ status: 'error', summary: connectionFailed, detail: error }));
         return;
       }
     }

@@ -1,4 +1,4 @@
-import type { RootState } from '../../app/store';
+import type { RootState } from '../../app/rootReducer';
 
 export const selectConnection = (state: RootState) => state.realtime.connection;
 export const selectConnectionError = (state: RootState) => state.realtime.error;

@@ -1,4 +1,4 @@
-import type { RootState } from '../../app/store';
+import type { RootState } from '../../app/rootReducer';
 
 export const selectModal = (state: RootState) => state.ui.modal;
 export const selectToasts = (state: RootState) => state.ui.toasts;

@@ -82,6 +82,32 @@ describe('the one error path (SPEC §8)', () => {
     ]);
   });
 
+  it('keeps the session when the first current-user call fails other than 401, and signs in once it answers', async () => {
+    const navigate = jest.fn();
+    const store = setupStore(undefined, { navigate, getLocation: () => ({ pathname: '/groups', search: '', hash: '' }) });
+    server.use(http.get('/auth/me', () => problem(500, 'Internal Server Error')));
+
+    await store.dispatch(authApi.endpoints.me.initiate());
+
+    expect(store.getState().ui.toasts).toEqual([{ id: expect.any(String), status: 'error', summary: 'Oops, something went wrong' }]);
+    expect(store.getState().auth.status).toBe('unknown');
+    server.use(meHandler(admin));
+    await store.dispatch(authApi.endpoints.me.initiate(undefined, { forceRefetch: true }));
+    expect(store.getState().auth).toEqual({ user: admin, status: 'authenticated' });
+    expect(navigate).not.toHaveBeenCalled();
+  });
+
+  it('keeps a signed-in user signed in when the current-user call fails other than 401', async () => {
+    const { store, navigate } = await signedInStore();
+    server.use(http.get('/auth/me', () => problem(502, 'Bad Gateway')));
+
+    await store.dispatch(authApi.endpoints.me.initiate(undefined, { forceRefetch: true }));
+
+    expect(store.getState().auth).toEqual({ user: admin, status: 'authenticated' });
+    expect(store.getState().ui.toasts).toEqual([{ id: expect.any(String), status: 'error', summary: 'Oops, something went wrong' }]);
+    expect(navigate).not.toHaveBeenCalled();
+  });
+
   it('clears the user without a toast when the current-user call answers 401', async () => {
     const { store, navigate } = await signedInStore();
     server.use(meHandler(null));

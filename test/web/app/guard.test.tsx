@@ -48,6 +48,14 @@ describe('role guard (SPEC §5)', () => {
     expect(location()).toBe('/instances');
   });
 
+  it.each(['/debug', '/admin/audit'])('sends a regular user opening %s by URL to /instances quietly, without refusals', async (path) => {
+    server.use(meHandler(regular));
+    const { location } = renderApp(path);
+    expect(await heading('Instances')).toBeInTheDocument();
+    expect(location()).toBe('/instances');
+    expect(screen.queryByText('Request failed')).not.toBeInTheDocument();
+  });
+
   it('does not send someone who just signed in back to the login page when their returnUrl is forbidden', async () => {
     server.use(meHandler(regular));
     const { location } = renderApp('/login?returnUrl=%2Fadmin%2Fusers');

@@ -6,6 +6,7 @@ import { backupScreensAtRest } from '../handlers/backupsHandlers';
 import { debugHandler, outboxHandler } from '../features/debug/debugHandlers';
 import { identityScreensAtRest } from '../handlers/identityScreens';
 import { instanceScreensAtRest } from '../handlers/instancesHandlers';
+import { scriptScreensAtRest } from '../handlers/scriptsHandlers';
 import { setupMsw } from '../msw';
 import { renderApp } from '../renderApp';
 
@@ -13,7 +14,7 @@ const server = setupMsw();
 // The screens opened here call the API on mount; they answer quietly so every call is handled.
 beforeEach(() =>
   // The instance screens' answers first: GET /groups/all is theirs, not a group's.
-  server.use(...instanceScreensAtRest(), ...backupScreensAtRest(), ...identityScreensAtRest(), debugHandler().handler, outboxHandler([]).handler),
+  server.use(...instanceScreensAtRest(), ...backupScreensAtRest(), ...scriptScreensAtRest(), ...identityScreensAtRest(), debugHandler().handler, outboxHandler([]).handler),
 );
 
 const heading = (name: string) => screen.findByRole('heading', { level: 1, name });

@@ -8,6 +8,7 @@ import { meHandler } from '../handlers/authHandlers';
 import { aBackup, allBackupsHandler, allBackupsPageOf } from '../handlers/backupsHandlers';
 import { setupMsw } from '../msw';
 import { renderApp } from '../renderApp';
+import { pickOption } from '../pickOption';
 
 const server = setupMsw();
 beforeAll(() => import('../../../src/features/backups/BackupsPage'), 30_000);
@@ -41,10 +42,22 @@ const table = async () => within(await screen.findByRole('table', { name: 'Backu
 const rowOf = async (instanceName: string) => within((await table()).getByText(instanceName, { exact: false }).closest('tr') as HTMLElement);
 
 describe('BackupsPage', () => {
+  it('offers each row its actions: download, verify, delete, and open the instance while it exists', async () => {
+    openBackups();
+    const actions = (await rowOf('orders')).getByRole('group', { name: `Actions for the backup of ${formatDateTime(orders.startedAt)}` });
+    for (const name of ['Download', 'Verify', 'Delete']) expect(within(actions).getByRole('button', { name })).toBeEnabled();
+    expect(within(actions).getByRole('link', { name: 'Open instance' })).toHaveAttribute('href', '/instances/i-1');
+    // The instance of the other backup was deleted: nothing to open, nothing stored to download.
+    const gone = (await rowOf('audit')).getByRole('group', { name: /^Actions for the backup of/ });
+    expect(within(gone).queryByRole('link', { name: 'Open instance' })).not.toBeInTheDocument();
+    expect(within(gone).getByRole('button', { name: 'Download' })).toBeDisabled();
+  });
+
+
   it('lists every backup with its instance, and the totals of everything the filters match', async () => {
     const { store } = openBackups('/backups', () => allBackupsPageOf([orders, audit], { total: 57, totalBytes: 12_400_000_000, failures: 3 }));
     const rows = (await table()).getAllByRole('row').slice(1);
-    expect(rows.map((row) => within(row).getAllByRole('cell').map((cell) => cell.textContent))).toEqual([
+    expect(rows.map((row) => within(row).getAllByRole('cell').slice(0, 8).map((cell) => cell.textContent))).toEqual([
       ['orders', 'Database', 'Succeeded', formatDateTime(orders.startedAt), '1 min 1 s', '2.5 MB', 'Manual', 'e3b0c44298fc…Copy'],
       ['audit (deleted)', 'Files', 'Failed', formatDateTime(audit.startedAt), '4 s', '—', 'Before an update', '—'],
     ]);
@@ -63,11 +76,11 @@ describe('BackupsPage', () => {
     await table();
     expect(list.last()).toEqual({ page: '1', pageSize: '25' });
 
-    await user.selectOptions(screen.getByRole('combobox', { name: 'Status' }), 'Failed');
+    await pickOption(user, screen.getByRole('combobox', { name: 'Status' }), 'Failed');
     await waitFor(() => expect(list.last()).toEqual({ page: '1', pageSize: '25', status: 'failed' }));
-    await user.selectOptions(screen.getByRole('combobox', { name: 'Kind' }), 'Files');
+    await pickOption(user, screen.getByRole('combobox', { name: 'Kind' }), 'Files');
     await waitFor(() => expect(list.last()).toMatchObject({ kind: 'file' }));
-    await user.selectOptions(screen.getByRole('combobox', { name: 'Trigger' }), 'Before an update');
+    await pickOption(user, screen.getByRole('combobox', { name: 'Trigger' }), 'Before an update');
     await waitFor(() => expect(list.last()).toMatchObject({ trigger: 'pre-update' }));
     fireEvent.change(screen.getByLabelText('Started from'), { target: { value: '2025-02-01' } });
     await waitFor(() => expect(list.last()).toMatchObject({ from: new Date('2025-02-01T00:00:00').toISOString() }));

@@ -11,6 +11,7 @@ import { aBackup, aSha256, backupServer } from '../handlers/backupsHandlers';
 import { anInstance, instanceServer } from '../handlers/instancesHandlers';
 import { problem, setupMsw } from '../msw';
 import { renderApp } from '../renderApp';
+import { pickOption } from '../pickOption';
 
 const server = setupMsw();
 // The screen is a lazy route: load its chunk once, so the first test does not pay for it.
@@ -87,9 +88,9 @@ describe('InstanceDatabaseBackupsPage', () => {
     const { backups, user, location } = openBackups('/instances/i-1/backups/database?page=2');
     await waitFor(() => expect(backups.listQueries.last()).toEqual({ page: '2', pageSize: '25' }), firstRender);
 
-    await user.selectOptions(screen.getByRole('combobox', { name: 'Status' }), 'Succeeded');
+    await pickOption(user, screen.getByRole('combobox', { name: 'Status' }), 'Succeeded');
     await waitFor(() => expect(backups.listQueries.last()).toEqual({ page: '1', pageSize: '25', status: 'succeeded' }));
-    await user.selectOptions(screen.getByRole('combobox', { name: 'Trigger' }), 'Schedule');
+    await pickOption(user, screen.getByRole('combobox', { name: 'Trigger' }), 'Schedule');
     await waitFor(() => expect(backups.listQueries.last()).toMatchObject({ status: 'succeeded', trigger: 'schedule' }));
     fireEvent.change(screen.getByLabelText('Started from'), { target: { value: '2025-02-01' } });
     fireEvent.change(screen.getByLabelText('Started until'), { target: { value: '2025-02-02' } });
@@ -297,10 +298,33 @@ describe('InstanceDatabaseBackupsPage', () => {
 
     const row = await rowOf(newest);
     expect(await row.findByText('Does not match')).toBeInTheDocument();
-    expect(row.getByText('The stored file no longer matches its checksum.')).toBeInTheDocument();
+    // On one line, the whole of it on hover, so it never pushes the row's buttons off-screen.
+    expect(row.getByText('The stored file no longer matches its checksum.')).toHaveAttribute(
+      'title',
+      'The stored file no longer matches its checksum.',
+    );
     expect(row.getByText('Corrupt')).toBeInTheDocument();
     expect(row.queryByText('Verifying…')).not.toBeInTheDocument();
     expect(row.getByRole('button', { name: 'Verify' })).toBeEnabled();
+  });
+
+  it('pins a backup so retention never deletes it, and unpins it', async () => {
+    const bodies: unknown[] = [];
+    const { user } = openBackups();
+    server.use(
+      http.put('/instances/i-1/backups/b-3/pin', async ({ request }) => {
+        const body = (await request.json()) as { pinned: boolean };
+        bodies.push(body);
+        return HttpResponse.json({ ...newest, pinned: body.pinned });
+      }),
+    );
+    await user.click((await rowOf(newest)).getByRole('button', { name: 'Pin' }));
+    const pinned = await (await rowOf(newest)).findByRole('button', { name: 'Pinned' });
+    expect(pinned).toHaveAttribute('aria-pressed', 'true');
+
+    await user.click(pinned);
+    expect(await (await rowOf(newest)).findByRole('button', { name: 'Pin' })).toHaveAttribute('aria-pressed', 'false');
+    expect(bodies).toEqual([{ pinned: true }, { pinned: false }]);
   });
 
   it('restores a backup into a new instance named in the dialog, then opens it', async () => {
@@ -345,6 +369,8 @@ describe('InstanceDatabaseBackupsPage', () => {
     actions.getByRole('button', { name: 'Download' }).focus();
     await user.tab();
     expect(actions.getByRole('button', { name: 'Verify' })).toHaveFocus();
+    await user.tab();
+    expect(actions.getByRole('button', { name: 'Pin' })).toHaveFocus();
     await user.tab();
     expect(actions.getByRole('button', { name: 'Restore' })).toHaveFocus();
     await user.tab();

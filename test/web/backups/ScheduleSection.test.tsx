@@ -9,6 +9,7 @@ import { anInstance, instanceServer } from '../handlers/instancesHandlers';
 import { validationProblem } from '../handlers/pages';
 import { setupMsw } from '../msw';
 import { renderApp } from '../renderApp';
+import { pickOption } from '../pickOption';
 
 const server = setupMsw();
 beforeAll(() => import('../../../src/features/backups/InstanceBackupsPage'), 30_000);
@@ -28,9 +29,6 @@ const section = async () => {
   return within(region);
 };
 
-// What the person reads: their own locale and time zone.
-const inLocale = (iso: string) => new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'short' }).format(new Date(iso));
-
 describe('Schedule and retention', () => {
   it('shows the saved schedule and its next runs in the person’s own time', async () => {
     const schedule = aSchedule({ keepLast: 7, keepDays: 30 });
@@ -44,7 +42,7 @@ describe('Schedule and retention', () => {
 
     const runs = form.getByRole('list', { name: 'Next runs, in your time' });
     const items = within(runs).getAllByRole('listitem');
-    expect(items.map((item) => item.textContent)).toEqual(schedule.nextRuns.map(inLocale));
+    expect(items.map((item) => item.textContent)).toEqual(schedule.nextRuns.map((run) => formatDateTime(run)));
     expect(items[0].querySelector('time')).toHaveAttribute('datetime', schedule.nextRuns[0]);
     expect(form.getByText(formatDateTime(schedule.lastRunAt!))).toBeInTheDocument();
   });
@@ -62,7 +60,7 @@ describe('Schedule and retention', () => {
     expect(await form.findByText('Expected 5 fields, got 4.')).toBeInTheDocument();
     expect(form.getByText('Unknown time zone Mars/Olympus.')).toBeInTheDocument();
     expect(cron).toHaveAttribute('aria-invalid', 'true');
-    expect(backups.bodies).toEqual([{ enabled: true, cron: '0 3 * *', timeZone: 'Europe/Berlin', keepLast: 7, keepDays: null }]);
+    expect(backups.bodies).toEqual([{ enabled: true, cron: '0 3 * *', timeZone: 'Europe/Berlin', keepLast: 7, keepDays: null, includeManual: false }]);
 
     await user.type(cron, ' *');
     expect(form.queryByText('Expected 5 fields, got 4.')).not.toBeInTheDocument();
@@ -85,15 +83,28 @@ describe('Schedule and retention', () => {
     const { user, backups } = openSchedule();
     const form = await section();
     await user.click(form.getByRole('checkbox', { name: 'Take backups on this schedule' }));
-    await user.selectOptions(form.getByRole('combobox', { name: 'Time zone' }), 'UTC');
+    await pickOption(user, form.getByRole('combobox', { name: 'Time zone' }), 'UTC');
     await user.clear(form.getByRole('textbox', { name: 'Keep the last N backups' }));
     await user.type(form.getByRole('textbox', { name: 'Keep backups for D days' }), '14');
     await user.click(form.getByRole('button', { name: 'Save' }));
 
     expect(await screen.findByText('Schedule saved')).toBeInTheDocument();
-    expect(backups.bodies).toEqual([{ enabled: false, cron: '0 3 * * *', timeZone: 'UTC', keepLast: null, keepDays: 14 }]);
+    expect(backups.bodies).toEqual([{ enabled: false, cron: '0 3 * * *', timeZone: 'UTC', keepLast: null, keepDays: 14, includeManual: false }]);
     expect(await form.findByText('No backups are scheduled: the schedule is off.')).toBeInTheDocument();
     expect(form.queryByRole('list', { name: 'Next runs, in your time' })).not.toBeInTheDocument();
+  });
+
+  it('applies the limits to manual backups only when asked, in the preview and the saved schedule', async () => {
+    const { user, backups } = openSchedule({ preview: () => ({ wouldDelete: [], keptCount: 3, freedBytes: 0 }) });
+    const form = await section();
+    const manualToo = form.getByRole('checkbox', { name: /manual backups too/ });
+    expect(manualToo).not.toBeChecked();
+    await user.click(manualToo);
+    await user.click(form.getByRole('button', { name: 'Preview retention' }));
+    await waitFor(() => expect(backups.bodies).toEqual([{ keepLast: 7, keepDays: null, includeManual: true }]));
+    await user.click(form.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(backups.bodies).toHaveLength(2));
+    expect(backups.bodies[1]).toMatchObject({ includeManual: true });
   });
 
   it('previews what a retention policy would delete, without saving it', async () => {
@@ -117,7 +128,7 @@ describe('Schedule and retention', () => {
       `${formatDateTime(doomed[0].startedAt)}DatabaseSucceeded1.5 MB`,
       `${formatDateTime(doomed[1].startedAt)}DatabaseFailed2.2 MB`,
     ]);
-    expect(backups.bodies).toEqual([{ keepLast: 2, keepDays: null }]);
+    expect(backups.bodies).toEqual([{ keepLast: 2, keepDays: null, includeManual: false }]);
     expect(backups.calls).toEqual(['POST retention preview']);
 
     // The preview is of the limits it was asked with; other limits need another.
@@ -125,6 +136,11 @@ describe('Schedule and retention', () => {
     expect(form.queryByText('This policy would delete 2 backups now')).not.toBeInTheDocument();
     await user.click(form.getByRole('button', { name: 'Preview retention' }));
     expect(await form.findByText('This policy would delete nothing now')).toBeInTheDocument();
-    await waitFor(() => expect(backups.bodies).toEqual([{ keepLast: 2, keepDays: null }, { keepLast: 20, keepDays: null }]));
+    await waitFor(() =>
+      expect(backups.bodies).toEqual([
+        { keepLast: 2, keepDays: null, includeManual: false },
+        { keepLast: 20, keepDays: null, includeManual: false },
+      ]),
+    );
   });
 });

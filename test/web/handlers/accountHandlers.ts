@@ -46,6 +46,7 @@ export function accountServer(profile: Profile) {
   };
   const handlers = [
     http.get('/auth/profile', () => HttpResponse.json(state.profile)),
+    http.get('/auth/manage/info', () => HttpResponse.json({ email: state.profile.email, isEmailConfirmed: state.profile.emailConfirmed })),
     http.post('/auth/manage/2fa', async ({ request }) => {
       const body = (await request.json()) as TwoFactorRequest;
       twoFactorBodies.push(body);

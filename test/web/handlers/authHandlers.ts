@@ -10,6 +10,10 @@ export const unauthorized = () => problem(401, 'Unauthorized');
 export const meHandler = (user: CurrentUser | null) =>
   http.get('/auth/me', () => (user ? HttpResponse.json(user) : unauthorized()));
 
+/** GET /auth/check: 200 while the session holds, 401 once it has ended. */
+export const sessionCheckHandler = (holds = true) =>
+  http.get('/auth/check', () => (holds ? HttpResponse.json({}) : unauthorized()));
+
 /** POST /auth/login refuses with the given reason, or signs in (200, empty body). */
 export const loginHandler = (answer: (body: Record<string, unknown>) => LoginFailure | 'ok') =>
   http.post('/auth/login', async ({ request }) => {

@@ -43,6 +43,7 @@ export const aBackup = (overrides: Partial<Backup> = {}): Backup => ({
   },
   progress: null,
   createdBy: 'ada@example.com',
+  pinned: false,
   ...overrides,
 });
 
@@ -67,6 +68,7 @@ export const aSchedule = (overrides: Partial<BackupSchedule> = {}): BackupSchedu
   timeZone: 'Europe/Berlin',
   keepLast: 7,
   keepDays: null,
+  includeManual: false,
   lastRunAt: '2025-02-03T02:00:00.000Z',
   nextRuns: [
     '2025-02-04T02:00:00.000Z',

@@ -8,6 +8,7 @@ import { validationProblem } from '../../handlers/pages';
 import { aUser, rolesHandler, userHandler } from '../../handlers/usersHandlers';
 import { problem, setupMsw } from '../../msw';
 import { renderApp } from '../../renderApp';
+import { pickOption } from '../../pickOption';
 
 beforeAll(() => import('../../../../src/features/admin/UserPage'), 30_000);
 
@@ -61,7 +62,7 @@ describe('UserPage', () => {
 
   it('demotes an admin after a confirmation', async () => {
     const { user, puts } = openUser(bob);
-    await user.selectOptions(await screen.findByLabelText('Role'), 'regular');
+    await pickOption(user, await screen.findByLabelText('Role'), 'Regular');
     await user.click(screen.getByRole('button', { name: 'Save role' }));
     await confirm(user, 'Demote bob@example.com?', 'Demote');
     expect(await (await facts()).findByText('Regular')).toBeInTheDocument();
@@ -71,7 +72,7 @@ describe('UserPage', () => {
 
   it('keeps the role when the demotion is not confirmed', async () => {
     const { user, puts } = openUser(bob);
-    await user.selectOptions(await screen.findByLabelText('Role'), 'regular');
+    await pickOption(user, await screen.findByLabelText('Role'), 'Regular');
     await user.click(screen.getByRole('button', { name: 'Save role' }));
     await confirm(user, 'Demote bob@example.com?', 'Cancel');
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
@@ -80,7 +81,7 @@ describe('UserPage', () => {
 
   it('promotes without asking', async () => {
     const { user, puts } = openUser(aUser({ id: 'u-una' }));
-    await user.selectOptions(await screen.findByLabelText('Role'), 'admin');
+    await pickOption(user, await screen.findByLabelText('Role'), 'Admin');
     await user.click(screen.getByRole('button', { name: 'Save role' }));
     expect(await (await facts()).findByText('Admin')).toBeInTheDocument();
     expect(puts).toEqual([{ role: 'admin' }]);
@@ -89,7 +90,7 @@ describe('UserPage', () => {
   it('refuses to demote the last admin through the one error path: a toast with the server’s reason', async () => {
     const reason = 'bob@example.com is the last enabled admin and cannot be demoted: make another user an admin first.';
     const { user, store } = openUser(bob, () => problem(409, 'Conflict', reason));
-    await user.selectOptions(await screen.findByLabelText('Role'), 'regular');
+    await pickOption(user, await screen.findByLabelText('Role'), 'Regular');
     await user.click(screen.getByRole('button', { name: 'Save role' }));
     await confirm(user, 'Demote bob@example.com?', 'Demote');
 

@@ -8,6 +8,7 @@ import { pageOf, validationProblem } from '../../handlers/pages';
 import { aUser, rolesHandler, usersListHandler } from '../../handlers/usersHandlers';
 import { problem, setupMsw } from '../../msw';
 import { renderApp } from '../../renderApp';
+import { pickOption } from '../../pickOption';
 
 beforeAll(() => import('../../../../src/features/admin/UsersPage'), 30_000);
 
@@ -59,8 +60,8 @@ describe('UsersPage', () => {
   it('filters by role and status', async () => {
     const { list, user, location } = openUsers();
     await table();
-    await user.selectOptions(screen.getByLabelText('Filter by role'), 'admin');
-    await user.selectOptions(screen.getByLabelText('Filter by status'), 'Disabled');
+    await pickOption(user, screen.getByLabelText('Filter by role'), 'Admin');
+    await pickOption(user, screen.getByLabelText('Filter by status'), 'Disabled');
     await waitFor(() => expect(list.last()).toEqual({ page: '1', pageSize: '25', role: 'admin', disabled: 'true' }));
     expect(location()).toBe('/admin/users?role=admin&disabled=true');
   });
@@ -134,7 +135,7 @@ describe('Create user', () => {
     await user.click(await screen.findByRole('button', { name: 'Create user' }));
     const dialog = within(await screen.findByRole('dialog', { name: 'Create user' }));
     await user.type(dialog.getByLabelText('E-mail'), email);
-    await user.selectOptions(dialog.getByLabelText('Role'), 'admin');
+    await pickOption(user, dialog.getByLabelText('Role'), 'Admin');
     await user.type(dialog.getByLabelText('Initial password'), password);
     await user.click(dialog.getByRole('button', { name: 'Create' }));
     return dialog;

@@ -44,8 +44,8 @@ describe('authSlice', () => {
     expect(reduceFrozen(reducer, signedIn, meRejected(503))).toEqual(signedIn);
   });
 
-  it('does not leave a starting console waiting forever when the first call fails', () => {
-    expect(reduceFrozen(reducer, unknown, meRejected(503))).toEqual({ user: null, status: 'anonymous' });
+  it('does not sign out when the first call fails otherwise: the session is still unknown, not gone', () => {
+    expect(reduceFrozen(reducer, unknown, meRejected(503))).toEqual(unknown);
   });
 
   it('ignores a call skipped because its answer was cached or in flight', () => {

@@ -1,6 +1,7 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
+import { formatDateTime } from '../../../../src/components/DateTime';
 import { groupJoined } from '../../../../src/features/realtime/realtimeSlice';
 import { admin } from '../../fixtures';
 import { meHandler } from '../../handlers/authHandlers';
@@ -205,7 +206,9 @@ describe('Debug page: test messages and events', () => {
     const rows = within(region('Last 50 events').getByRole('table', { name: 'Received events' })).getAllByRole('row').slice(1);
     expect(rows).toHaveLength(1);
     const [time, name, payload] = within(rows[0]).getAllByRole('cell');
-    expect(time.querySelector('time')).toHaveAttribute('dateTime', app.store.getState().realtime.recent[0].at);
+    const at = app.store.getState().realtime.recent[0].at;
+    expect(time.querySelector('time')).toHaveAttribute('dateTime', at);
+    expect(time).toHaveTextContent(formatDateTime(at, { seconds: true }));
     expect(name).toHaveTextContent('DebugMessage');
     expect(payload).toHaveTextContent(
       JSON.stringify({ text: 'Deploy at noon', from: admin.email, sentAt: '2025-05-01T12:00:00.000Z' }),

@@ -6,6 +6,7 @@ import { meHandler } from '../../handlers/authHandlers';
 import { aPoint, graphsHandler } from '../../handlers/graphsHandlers';
 import { problem, setupMsw } from '../../msw';
 import { renderApp } from '../../renderApp';
+import { pickOption } from '../../pickOption';
 
 const server = setupMsw();
 // The screen is a lazy route with recharts in it: load its code once, before the tests time their steps.
@@ -52,8 +53,8 @@ describe('InstanceCreationGraphPage', () => {
 
     // The chart got the points: a tick per bucket, the series in the legend.
     const chart = screen.getByRole('figure', { name: 'Instances created per bucket, and created so far' });
-    await waitFor(() => expect(within(chart).getByText('Mar 3')).toBeInTheDocument());
-    expect(within(chart).getByText('Mar 1')).toBeInTheDocument();
+    await waitFor(() => expect(within(chart).getByText('03/03/25')).toBeInTheDocument());
+    expect(within(chart).getByText('03/01/25')).toBeInTheDocument();
     expect(within(chart).getAllByText(/^(PostgreSQL|etcd|Created so far)$/).map((item) => item.textContent)).toEqual([
       'PostgreSQL',
       'etcd',
@@ -66,7 +67,7 @@ describe('InstanceCreationGraphPage', () => {
         .getAllByRole('row')
         .slice(1)
         .map((row) => within(row).getAllByRole('cell').map((cell) => cell.textContent).join(' ')),
-    ).toEqual(['Mar 1 2 1 3 10', 'Mar 2 0 0 0 10', 'Mar 3 1 2 3 13']);
+    ).toEqual(['03/01/25 2 1 3 10', '03/02/25 0 0 0 10', '03/03/25 1 2 3 13']);
   });
 
   it('reads the range, bucket and type from the URL and asks for exactly those', async () => {
@@ -84,7 +85,7 @@ describe('InstanceCreationGraphPage', () => {
     // One type: no per-type totals, and only its bars.
     expect(totals()).toEqual({ 'Created in the range': '7', 'Created up to the end': '7' });
     const chart = screen.getByRole('figure');
-    await waitFor(() => expect(within(chart).getByText('Feb 2025')).toBeInTheDocument());
+    await waitFor(() => expect(within(chart).getByText('02/01/25')).toBeInTheDocument());
     expect(within(chart).queryByText('etcd')).not.toBeInTheDocument();
   });
 
@@ -92,11 +93,11 @@ describe('InstanceCreationGraphPage', () => {
     const { graph, user, location } = openGraph('/graphs/instance-creation?from=2025-01-01&to=2025-03-31');
     await screen.findByText('Created in the range');
 
-    await user.selectOptions(screen.getByRole('combobox', { name: 'Bucket' }), 'By week');
+    await pickOption(user, screen.getByRole('combobox', { name: 'Bucket' }), 'By week');
     await waitFor(() => expect(location()).toBe('/graphs/instance-creation?from=2025-01-01&to=2025-03-31&bucket=week'));
     await waitFor(() => expect(graph.last()).toEqual({ from: '2025-01-01', to: '2025-03-31', bucket: 'week' }));
 
-    await user.selectOptions(screen.getByRole('combobox', { name: 'Type' }), 'etcd');
+    await pickOption(user, screen.getByRole('combobox', { name: 'Type' }), 'etcd');
     await waitFor(() => expect(graph.last()).toEqual({ from: '2025-01-01', to: '2025-03-31', bucket: 'week', type: 'etcd' }));
 
     const today = new Date();

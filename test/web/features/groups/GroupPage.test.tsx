@@ -109,6 +109,12 @@ describe('GroupPage', () => {
     await waitFor(async () => expect(await memberEmails()).toEqual(['una@example.com', 'rob@example.com', 'ada@example.com']));
   });
 
+  it('offers members to add an instance to the group', async () => {
+    openGroup(regular);
+    const add = await screen.findByRole('link', { name: 'Add instance' });
+    expect(add).toHaveAttribute('href', '/instances/create?groupId=g-1');
+  });
+
   it('says when the group has no instances', async () => {
     openGroup(admin);
     expect(await (await region('Instances')).findByText('No instances in this group yet.')).toBeInTheDocument();

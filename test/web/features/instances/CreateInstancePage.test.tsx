@@ -9,6 +9,7 @@ import { allGroupsHandler, anInstance, instanceServer } from '../../handlers/ins
 import { validationProblem } from '../../handlers/pages';
 import { problem, setupMsw } from '../../msw';
 import { renderApp } from '../../renderApp';
+import { openOptions, pickOption } from '../../pickOption';
 
 const server = setupMsw();
 beforeAll(() => import('../../../../src/features/instances/CreateInstancePage'), 30_000);
@@ -19,7 +20,7 @@ const firstRender = { timeout: 5000 };
 const taken = new Map([['orders', 'An instance named orders already exists.']]);
 
 /** The create screen with a server that knows which names are taken and logs every check and creation. */
-function openCreate(who: CurrentUser, groups = [{ id: 'g-1', name: 'payments' }]) {
+function openCreate(who: CurrentUser, groups = [{ id: 'g-1', name: 'payments' }], path = '/instances/create') {
   const checked: string[] = [];
   const created: CreateInstanceRequest[] = [];
   const fresh = anInstance({ id: 'i-new', name: 'ledger', status: 'unInitialized', operation: { kind: 'create', startedAt: 't' } });
@@ -41,7 +42,7 @@ function openCreate(who: CurrentUser, groups = [{ id: 'g-1', name: 'payments' }]
   );
   // No pause between keystrokes: only a pause the test makes lets the name check fire.
   const user = userEvent.setup({ delay: null });
-  return { ...renderApp('/instances/create'), user, checked, created };
+  return { ...renderApp(path), user, checked, created };
 }
 
 const nameField = () => screen.findByRole('textbox', { name: 'Name' }, firstRender);
@@ -77,8 +78,8 @@ describe('CreateInstancePage', () => {
   it('creates the instance with its group, description and parameters, then opens it', async () => {
     const { user, created, location } = openCreate(admin);
     await user.type(await nameField(), 'ledger');
-    await user.selectOptions(screen.getByRole('combobox', { name: 'Type' }), 'etcd');
-    await user.selectOptions(screen.getByRole('combobox', { name: 'Group' }), await screen.findByRole('option', { name: 'payments' }));
+    await pickOption(user, screen.getByRole('combobox', { name: 'Type' }), 'etcd');
+    await pickOption(user, screen.getByRole('combobox', { name: 'Group' }), 'payments');
     await user.click(screen.getByLabelText('Description'));
     await user.paste(' The books ');
     await user.click(screen.getByRole('button', { name: 'Add parameter' }));
@@ -138,16 +139,22 @@ describe('CreateInstancePage', () => {
     expect(await nameField()).toHaveAttribute('aria-invalid', 'true');
   });
 
+  it('starts with the group a group page’s "Add instance" chose', async () => {
+    openCreate(regular, [{ id: 'g-1', name: 'payments' }, { id: 'g-2', name: 'ledger' }], '/instances/create?groupId=g-2');
+    await nameField();
+    await waitFor(() => expect(screen.getByRole('combobox', { name: 'Group' })).toHaveValue('g-2'));
+  });
+
   it('makes a regular user choose one of their groups', async () => {
     const { user, created } = openCreate(regular);
     await user.type(await nameField(), 'ledger');
     const group = screen.getByRole('combobox', { name: 'Group' });
-    expect(within(group).getAllByRole('option').map((option) => option.textContent)).toEqual(['Choose one of your groups', 'payments']);
+    expect(within(await openOptions(user, group)).getAllByRole('option').map((option) => option.textContent)).toEqual(['Choose one of your groups', 'payments']);
     await user.click(screen.getByRole('button', { name: 'Create' }));
     expect(await screen.findByText('Choose one of your groups.')).toBeInTheDocument();
     expect(created).toEqual([]);
 
-    await user.selectOptions(group, 'payments');
+    await pickOption(user, group, 'payments');
     await user.click(screen.getByRole('button', { name: 'Create' }));
     await waitFor(() => expect(created).toEqual([{ name: 'ledger', type: 'pg', groupId: 'g-1' }]));
   });

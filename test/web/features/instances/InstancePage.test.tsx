@@ -16,6 +16,7 @@ import {
 } from '../../handlers/instancesHandlers';
 import { setupMsw } from '../../msw';
 import { renderApp } from '../../renderApp';
+import { openOptions, pickOption } from '../../pickOption';
 
 const server = setupMsw();
 beforeAll(() => import('../../../../src/features/instances/InstancePage'), 30_000);
@@ -81,13 +82,42 @@ describe('InstancePage', () => {
     expect(button('Stop')).toBeDisabled();
     expect(button('Restart')).toBeDisabled();
     expect(button('Reload configuration')).toBeDisabled();
+    expect(button('Clone')).toBeEnabled();
     expect(button('Delete')).toBeEnabled();
+  });
+
+  it('clones the instance under a name checked as it is typed, then opens the clone', async () => {
+    const cloned: unknown[] = [];
+    server.use(
+      http.post('/instances/validate-name', async ({ request }) => {
+        const { name } = (await request.json()) as { name: string };
+        return HttpResponse.json(name === 'audit' ? { valid: false, reason: 'This name is not available.' } : { valid: true });
+      }),
+      http.post('/instances/:id/clone', async ({ request, params }) => {
+        cloned.push({ id: params.id, body: await request.json() });
+        return HttpResponse.json(anInstance({ id: 'i-9', name: 'orders-copy', status: 'unInitialized' }), { status: 202 });
+      }),
+    );
+    const { user, location } = openInstance(admin);
+    await heading('orders');
+    await user.click(button('Clone'));
+    const dialog = within(await screen.findByRole('dialog', { name: 'Clone orders' }));
+    const name = dialog.getByRole('textbox', { name: 'New instance name' });
+    await user.type(name, 'audit');
+    expect(await dialog.findByText('This name is not available.')).toBeInTheDocument();
+    await user.clear(name);
+    await user.type(name, 'orders-copy');
+    expect(await dialog.findByText(/available/i)).toBeInTheDocument();
+    await user.click(dialog.getByRole('button', { name: 'Clone' }));
+
+    await waitFor(() => expect(location()).toBe('/instances/i-9'));
+    expect(cloned).toEqual([{ id: 'i-1', body: { name: 'orders-copy' } }]);
   });
 
   it('holds every operation while one runs, and lets go when the hub says it ended', async () => {
     const { store } = openInstance(admin, { ...orders, operation: { kind: 'restart', startedAt: '2025-02-03T05:00:00.000Z' } });
     await heading('orders');
-    for (const name of ['Start', 'Stop', 'Restart', 'Reload configuration', 'Delete']) expect(button(name)).toBeDisabled();
+    for (const name of ['Start', 'Stop', 'Restart', 'Reload configuration', 'Clone', 'Delete']) expect(button(name)).toBeDisabled();
     expect(within(screen.getByRole('group', { name: 'State' })).getByRole('status')).toHaveTextContent('Restarting…');
 
     act(() => {
@@ -166,7 +196,8 @@ describe('InstancePage', () => {
     const copied = jest.spyOn(navigator.clipboard, 'writeText');
     await user.click(connection.getByRole('button', { name: 'Copy connection URI' }));
     expect(copied).toHaveBeenLastCalledWith('postgresql://app@127.0.0.1:15432/app');
-    expect(connection.getByRole('button', { name: 'Copy connection URI' })).toHaveTextContent('Copied');
+    // The button says so once the clipboard's promise settles.
+    await waitFor(() => expect(connection.getByRole('button', { name: 'Copy connection URI' })).toHaveTextContent('Copied'));
     await user.click(connection.getByRole('button', { name: 'Copy port' }));
     expect(copied).toHaveBeenLastCalledWith('15432');
     // Members get the owner role's password; only admins may ask for the superuser's.
@@ -205,8 +236,9 @@ describe('InstancePage', () => {
     const dialog = within(await screen.findByRole('dialog', { name: 'Edit details' }));
     await user.clear(dialog.getByLabelText('Description'));
     await user.type(dialog.getByLabelText('Description'), 'Orders, archived');
-    await dialog.findByRole('option', { name: 'payments' });
-    await user.selectOptions(dialog.getByRole('combobox', { name: 'Group' }), 'No group');
+    const group = dialog.getByRole('combobox', { name: 'Group' });
+    await within(await openOptions(user, group)).findByRole('option', { name: 'payments' });
+    await pickOption(user, group, 'No group');
     await user.click(dialog.getByRole('button', { name: 'Save' }));
 
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
@@ -278,6 +310,16 @@ describe('InstancePage: recent logs', () => {
     expect(fake.logs.queries.last()).toMatchObject({ instanceId: 'i-1', pageSize: '200' });
     // No instance column: the instance is the page's.
     expect(entries().queryByRole('columnheader', { name: 'Instance' })).not.toBeInTheDocument();
+  });
+
+  it('shows what was written while the person was on another screen when they come back', async () => {
+    const { fake, router } = openInstance(admin, orders, { logs: log });
+    await heading('orders');
+    await waitFor(() => expect(messages()).toHaveLength(5));
+    await act(() => router.navigate('/instances'));
+    fake.logs.state.entries = [aLogEntry({ id: 6, timestamp: new Date().toISOString(), level: 'warning', message: 'written meanwhile' }), ...log];
+    await act(() => router.navigate('/instances/i-1'));
+    await waitFor(() => expect(messages()[0]).toBe('warning: written meanwhile'));
   });
 
   it('filters by level, handler and text on the server, kept in the URL under log…', async () => {

@@ -10,6 +10,7 @@ import { allGroupsHandler, anInstance, instancesListHandler } from '../../handle
 import { pageOf } from '../../handlers/pages';
 import { problem, setupMsw } from '../../msw';
 import { renderApp } from '../../renderApp';
+import { openOptions, pickOption } from '../../pickOption';
 
 const server = setupMsw();
 // The screen is a lazy route: load its chunk once, so the first test does not pay for it.
@@ -54,6 +55,12 @@ describe('InstancesPage', () => {
     expect(screen.getByRole('link', { name: 'Create instance' })).toHaveAttribute('href', '/instances/create');
   });
 
+  it('links to the instance creation graph and the instances update screens', async () => {
+    openInstances(admin);
+    expect(await screen.findByRole('link', { name: 'Instance creation graph' })).toHaveAttribute('href', '/graphs/instance-creation');
+    expect(screen.getByRole('link', { name: 'Instances update' })).toHaveAttribute('href', '/instances-update');
+  });
+
   it('shows an operation under way beside the status', async () => {
     openInstances(admin, '/instances', [events]);
     expect(within(await rowOf('events')).getByRole('status')).toHaveTextContent('Restarting…');
@@ -66,7 +73,7 @@ describe('InstancesPage', () => {
 
     // Each choice is made once the list asked for the last one, as a person would see it first.
     const choose = async (filter: string, option: string, query: Record<string, string>) => {
-      await user.selectOptions(screen.getByRole('combobox', { name: filter }), option);
+      await pickOption(user, screen.getByRole('combobox', { name: filter }), option);
       await waitFor(() => expect(list.last()).toEqual({ page: '1', pageSize: '25', ...query }));
     };
     await choose('Type', 'etcd', { type: 'etcd' });
@@ -89,11 +96,11 @@ describe('InstancesPage', () => {
   });
 
   it('reads the filters back from the URL, and offers a regular user only their groups', async () => {
-    const { list } = openInstances(regular, '/instances?status=running&groupId=g-1');
+    const { list, user } = openInstances(regular, '/instances?status=running&groupId=g-1');
     await table();
     expect(list.last()).toEqual({ page: '1', pageSize: '25', status: 'running', groupId: 'g-1' });
     expect(screen.getByRole('combobox', { name: 'Status' })).toHaveValue('running');
-    const groups = within(screen.getByRole('combobox', { name: 'Group' })).getAllByRole('option');
+    const groups = within(await openOptions(user, screen.getByRole('combobox', { name: 'Group' }))).getAllByRole('option');
     expect(groups.map((option) => option.textContent)).toEqual(['Any group', 'payments']);
   });
 

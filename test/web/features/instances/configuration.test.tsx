@@ -8,6 +8,7 @@ import { aParameter } from '../../handlers/instancesHandlers';
 import { validationProblem } from '../../handlers/pages';
 import { setupMsw } from '../../msw';
 import { renderApp } from '../../renderApp';
+import { openOptions, pickOption } from '../../pickOption';
 
 const server = setupMsw();
 // The screen is a lazy route: load its code once, before the tests time their steps.
@@ -31,7 +32,7 @@ async function typeInto(user: ReturnType<typeof userEvent.setup>, name: string, 
 
 describe('EditConfigurationPage: the form', () => {
   it('generates an editor per parameter type, with its apply kind, default and bounds', async () => {
-    openConfiguration();
+    const { user } = openConfiguration();
     expect(await screen.findByRole('heading', { level: 1, name: 'orders configuration' })).toBeInTheDocument();
     expect(screen.getByText('PostgreSQL 16.4')).toBeInTheDocument();
     expect(screen.getByText('Running')).toBeInTheDocument();
@@ -47,7 +48,7 @@ describe('EditConfigurationPage: the form', () => {
     // enum: a select of its values
     const levels = screen.getByRole('combobox', { name: 'log_min_messages' });
     expect(levels).toHaveValue('warning');
-    expect(within(levels).getAllByRole('option').map((option) => option.textContent)).toEqual(['debug1', 'info', 'notice', 'warning', 'error']);
+    expect(within(await openOptions(user, levels)).getAllByRole('option').map((option) => option.textContent)).toEqual(['debug1', 'info', 'notice', 'warning', 'error']);
     // real and string: text boxes
     expect(screen.getByRole('textbox', { name: 'random_page_cost' })).toHaveValue('4');
     expect(screen.getByRole('textbox', { name: 'application_name' })).toHaveValue('');
@@ -114,7 +115,7 @@ describe('EditConfigurationPage: saving', () => {
     await user.click(screen.getByRole('button', { name: 'Review changes (2)' }));
     const dialog = within(await screen.findByRole('dialog', { name: 'Review changes' }));
     const reload = within(dialog.getByRole('region', { name: 'Applied by a reload' }));
-    expect(reload.getAllByRole('listitem').map((item) => item.textContent)).toEqual(['work_mem: 4096 → 8192', 'log_connections: off → on']);
+    expect(reload.getAllByRole('listitem').map((item) => item.textContent)).toEqual(['work_mem: 4096 kB → 8192 kB', 'log_connections: off → on']);
     expect(dialog.queryByRole('region', { name: 'Need a restart' })).not.toBeInTheDocument();
     // Every change is reload-only: reloading is the default and restarting is not offered.
     expect(dialog.getByRole('radio', { name: 'Save and reload' })).toBeChecked();
@@ -137,7 +138,7 @@ describe('EditConfigurationPage: saving', () => {
     const { user, fake } = openConfiguration();
     await screen.findByLabelText('max_connections');
     await typeInto(user, 'max_connections', '200');
-    await user.selectOptions(screen.getByRole('combobox', { name: 'log_min_messages' }), 'error');
+    await pickOption(user, screen.getByRole('combobox', { name: 'log_min_messages' }), 'error');
 
     await user.click(screen.getByRole('button', { name: 'Review changes (2)' }));
     const dialog = within(await screen.findByRole('dialog', { name: 'Review changes' }));

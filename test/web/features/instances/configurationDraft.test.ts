@@ -1,6 +1,7 @@
 import {
   boolValue,
   changesOf,
+  inUnit,
   editsFromRaw,
   formatRaw,
   parseRaw,
@@ -40,10 +41,21 @@ describe('configDraft: values', () => {
     const work = byName('work_mem');
     const edits = withValue(withValue({}, work, '8192'), byName('max_connections'), '200');
     expect(changesOf(pgParameters, edits)).toEqual([
-      { name: 'max_connections', from: '100', to: '200', apply: 'restart' },
-      { name: 'work_mem', from: '4096', to: '8192', apply: 'reload' },
+      { name: 'max_connections', from: '100', to: '200', apply: 'restart', unit: null },
+      { name: 'work_mem', from: '4096', to: '8192', apply: 'reload', unit: 'kB' },
     ]);
     expect(withValue(edits, work, '4096')).toEqual({ max_connections: '200' });
+  });
+
+  it('shows both sides of a change in the parameter’s unit, whatever unit was typed', () => {
+    expect(`${inUnit('16384', '8kB')} → ${inUnit('64MB', '8kB')}`).toBe('16384 8kB → 8192 8kB');
+    expect(inUnit('1GB', 'kB')).toBe('1048576 kB');
+    expect(inUnit('5min', 's')).toBe('300 s');
+    expect(inUnit('250ms', 's')).toBe('0.25 s');
+    // Nothing to convert: as written.
+    expect(inUnit('64MB', 's')).toBe('64MB');
+    expect(inUnit('warning', null)).toBe('warning');
+    expect(inUnit('my app', null)).toBe("'my app'");
   });
 
   it('answers a switch in the words the parameter already uses', () => {

@@ -126,12 +126,75 @@ describe('instancesSaga: confirm, then act', () => {
     await waitFor(() =>
       expect(openedModal(store)).toMatchObject({
         title: 'Stop 2 instances?',
-        description: 'orders, events (1 instance already stopped left as it is).',
+        description: 'orders, events (1 instance left as it is).',
         props: { confirmLabel: 'Stop 2 instances', destructive: true },
       }),
     );
     store.dispatch(closeModal(true));
     await waitFor(() => expect(stopped.sort()).toEqual(['i-1', 'i-3']));
+  });
+
+  it('restarts the selected running instances after a question listing them, and sums up the outcome in a toast', async () => {
+    const restarted: string[] = [];
+    server.use(
+      http.post('/instances/:id/restart', ({ params }) => {
+        restarted.push(String(params.id));
+        return HttpResponse.json(anInstance({ id: String(params.id) }), { status: 202 });
+      }),
+    );
+    const { store } = realStore();
+    store.dispatch(bulkActionRequested({ instances: [orders, audit, events], action: 'restart' }));
+    await waitFor(() =>
+      expect(openedModal(store)).toMatchObject({
+        title: 'Restart 2 instances?',
+        description: 'orders, events (1 instance left as it is). Their clients are disconnected for as long as the restart takes.',
+      }),
+    );
+    store.dispatch(closeModal(true));
+    await waitFor(() => expect(store.getState().ui.toasts.map((toast) => toast.summary)).toContain('2 instances asked to restart'));
+    expect(restarted.sort()).toEqual(['i-1', 'i-3']);
+  });
+
+  it('deletes every selected instance with force, and names the ones the server refused', async () => {
+    server.use(
+      http.delete('/instances/:id', ({ params }) =>
+        params.id === 'i-2'
+          ? HttpResponse.json({ type: 'about:blank', title: 'Conflict', status: 409, detail: 'An operation is running.' }, { status: 409 })
+          : new HttpResponse(null, { status: 202 }),
+      ),
+    );
+    const { store } = realStore();
+    store.dispatch(bulkActionRequested({ instances: [orders, audit], action: 'delete' }));
+    await waitFor(() =>
+      expect(openedModal(store)).toMatchObject({
+        title: 'Delete 2 instances?',
+        description: 'orders, audit. Running ones are stopped first; their data directories are removed. This cannot be undone.',
+        props: { destructive: true },
+      }),
+    );
+    store.dispatch(closeModal(true));
+    await waitFor(() =>
+      expect(store.getState().ui.toasts.map(({ status, summary, detail }) => ({ status, summary, detail }))).toContainEqual({
+        status: 'warning',
+        summary: '1 instance deleted',
+        detail: 'Refused: audit.',
+      }),
+    );
+  });
+
+  it('backs up only the selected instances that run', async () => {
+    const backedUp: string[] = [];
+    server.use(
+      http.post('/instances/:id/backups/database/backup', ({ params }) => {
+        backedUp.push(String(params.id));
+        return HttpResponse.json({}, { status: 202 });
+      }),
+    );
+    const { store } = realStore();
+    store.dispatch(bulkActionRequested({ instances: [orders, audit], action: 'backup' }));
+    await answer(store, 'Back up 1 instance?', true);
+    await waitFor(() => expect(store.getState().ui.toasts.map((toast) => toast.summary)).toContain('1 instance backing up'));
+    expect(backedUp).toEqual(['i-1']);
   });
 
   it('asks nothing when no selected instance can take the bulk action', () => {

@@ -7,7 +7,7 @@ import { ConnectionIndicator } from '../../../../src/features/layout/ConnectionI
 import type { ConnectionState } from '../../../../src/features/realtime/realtimeSlice';
 import { system } from '../../../../src/theme/system';
 import { admin } from '../../fixtures';
-import { meHandler } from '../../handlers/authHandlers';
+import { meHandler, sessionCheckHandler } from '../../handlers/authHandlers';
 import { instanceScreensAtRest } from '../../handlers/instancesHandlers';
 import { setupMsw } from '../../msw';
 import { deferred } from '../realtime/fakeHub';
@@ -55,7 +55,7 @@ describe('ConnectionIndicator', () => {
 });
 
 describe('ConnectionIndicator in the sidebar', () => {
-  beforeEach(() => server.use(meHandler(admin), ...instanceScreensAtRest()));
+  beforeEach(() => server.use(meHandler(admin), sessionCheckHandler(), ...instanceScreensAtRest()));
 
   const sidebarStatus = async () =>
     within(await screen.findByRole('navigation', { name: 'Main' })).getByRole('status', { name: /^Live connection: / });

@@ -19,9 +19,10 @@ const linkNames = (nav: ReturnType<typeof within>) =>
 describe('Sidebar', () => {
   it('shows an admin every entry, Users and Debug included', async () => {
     const nav = await sidebarOf(admin);
-    expect(linkNames(nav)).toEqual(['Instances', 'Groups', 'Logs', 'Backups', 'Clients', 'Users', 'Debug', 'Profile']);
+    expect(linkNames(nav)).toEqual(['Instances', 'Groups', 'Logs', 'Backups', 'Clients', 'Users', 'Audit', 'Debug', 'Profile']);
     expect(nav.getByRole('link', { name: 'Users' })).toHaveAttribute('href', '/admin/users');
     expect(nav.getByRole('link', { name: 'Debug' })).toHaveAttribute('href', '/debug');
+    expect(nav.getByRole('link', { name: 'Audit' })).toHaveAttribute('href', '/admin/audit');
   });
 
   it('hides Users and Debug from a regular user', async () => {
@@ -29,6 +30,7 @@ describe('Sidebar', () => {
     expect(linkNames(nav)).toEqual(['Instances', 'Groups', 'Logs', 'Backups', 'Clients', 'Profile']);
     expect(nav.queryByRole('link', { name: 'Users' })).not.toBeInTheDocument();
     expect(nav.queryByRole('link', { name: 'Debug' })).not.toBeInTheDocument();
+    expect(nav.queryByRole('link', { name: 'Audit' })).not.toBeInTheDocument();
   });
 
   it('marks the current screen, also below it', async () => {

@@ -43,6 +43,14 @@ describe('ProfilePage', () => {
     expect(groups.getByRole('link', { name: 'search' })).toHaveAttribute('href', '/groups/g-2');
   });
 
+  it('reads the address and its confirmation through GET /auth/manage/info', async () => {
+    openProfile({ emailConfirmed: false });
+    server.use(http.get('/auth/manage/info', () => HttpResponse.json({ email: 'ada@confirmed.example', isEmailConfirmed: true })));
+    const email = await section('E-mail');
+    expect(await email.findByText('ada@confirmed.example')).toBeInTheDocument();
+    expect(email.getByText('Confirmed')).toBeInTheDocument();
+  });
+
   it('says so when the user is in no group', async () => {
     openProfile();
     expect(await screen.findByText('You are not a member of any group.')).toBeInTheDocument();

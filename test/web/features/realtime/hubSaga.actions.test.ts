@@ -1,5 +1,6 @@
 import type { UnknownAction } from '@reduxjs/toolkit';
-import createSagaMiddleware from 'redux-saga';
+import createSagaMiddleware, { type SagaIterator } from 'redux-saga';
+import { call } from 'redux-saga/effects';
 import { legacy_configureStore as configureMockStore } from 'redux-mock-store';
 import { connectionSaga } from '../../../../src/features/realtime/hubSaga';
 import type { RealtimeState } from '../../../../src/features/realtime/realtimeSlice';
@@ -7,8 +8,14 @@ import { FakeHub } from './fakeHub';
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
+/** Whether the session survived a drop, as the probe after a reconnect finds it. */
+const sessionProbe = (holds: boolean) =>
+  function* probe(): SagaIterator<boolean> {
+    return (yield call(() => holds)) as boolean;
+  };
+
 /** One connection's saga on a mock store whose state says the page holds the Instances group. */
-function recordConnection(history = { connected: false }) {
+function recordConnection(history = { connected: false }, probe = sessionProbe(true)) {
   const realtime: RealtimeState = {
     connection: 'Connected',
     error: null,
@@ -18,7 +25,7 @@ function recordConnection(history = { connected: false }) {
   const sagaMiddleware = createSagaMiddleware();
   const store = configureMockStore<{ realtime: RealtimeState }>([sagaMiddleware])({ realtime });
   const hub = new FakeHub();
-  const task = sagaMiddleware.run(connectionSaga, hub, history);
+  const task = sagaMiddleware.run(connectionSaga, hub, history, probe);
   const actions = () => store.getActions() as UnknownAction[];
   /** Each action as its type, with the connection state or toast summary where it has one. */
   const described = () =>
@@ -54,6 +61,21 @@ describe('connectionSaga: the actions of one connection’s life', () => {
       'ui/pushToast Websocket connection failed',
     ]);
     expect(hub.invoked()).toEqual(['JoinInstances()', 'JoinInstances()']);
+  });
+
+  it('neither re-joins nor refreshes after a reconnect when the session ended meanwhile', async () => {
+    const { hub, described } = recordConnection(undefined, sessionProbe(false));
+    await settle();
+    hub.reconnecting(new Error('lost'));
+    hub.reconnected();
+    await settle();
+    expect(described()).toEqual([
+      'realtime/connectionChanged Connecting',
+      'realtime/connectionChanged Connected',
+      'realtime/connectionChanged Reconnecting (lost)',
+      'realtime/connectionChanged Connected',
+    ]);
+    expect(hub.invoked()).toEqual(['JoinInstances()']);
   });
 
   it('refreshes cached data on connect when an earlier connection had been up', async () => {

@@ -12,10 +12,13 @@ import {
   retryRequested,
 } from '../../../../src/features/realtime/realtimeSlice';
 import { admin } from '../../fixtures';
-import { setupMsw } from '../../msw';
+import { sessionCheckHandler } from '../../handlers/authHandlers';
+import { problem, setupMsw } from '../../msw';
 import { deferred, signedIn, storeWithFakeHub } from './fakeHub';
 
 const server = setupMsw();
+// After a reconnect the saga asks whether the session still holds: by default it does.
+beforeEach(() => server.use(sessionCheckHandler()));
 
 /** A cached list that provides the Instance tag, to see what the saga makes RTK Query refetch. */
 const probeApi = baseApi.injectEndpoints({
@@ -138,6 +141,41 @@ describe('realtime saga: reconnecting and giving up', () => {
     expect(app.latest().invoked()).toEqual(['JoinInstances()', 'JoinInstance("i-1")', 'JoinLogs(null)']);
   });
 
+  it('asks GET /auth/check after a reconnect before re-joining, and signs out without re-joining on a 401', async () => {
+    const checks: string[] = [];
+    server.events.on('request:start', ({ request }) => {
+      if (request.url.endsWith('/auth/check')) checks.push(request.method);
+    });
+    server.use(sessionCheckHandler(false));
+    const app = await connected();
+    app.store.dispatch(groupJoined({ name: 'Instances', args: [] }));
+    await waitFor(() => expect(app.latest().invoke).toHaveBeenCalledTimes(1));
+    app.latest().invoke.mockClear();
+
+    app.latest().reconnecting(new Error('lost'));
+    app.latest().reconnected();
+
+    await waitFor(() => expect(app.store.getState().auth.user).toBeNull());
+    server.events.removeAllListeners();
+    expect(checks).toEqual(['GET']);
+    expect(app.latest().invoke).not.toHaveBeenCalledWith('JoinInstances');
+    expect(app.toasts()).toEqual([]);
+  });
+
+  it('re-joins after a reconnect when the session probe fails for another reason, keeping the user', async () => {
+    server.use(http.get('/auth/check', () => problem(503, 'Service Unavailable')));
+    const app = await connected();
+    app.store.dispatch(groupJoined({ name: 'Instances', args: [] }));
+    await waitFor(() => expect(app.latest().invoke).toHaveBeenCalledTimes(1));
+    app.latest().invoke.mockClear();
+
+    app.latest().reconnecting(new Error('lost'));
+    app.latest().reconnected();
+
+    await waitFor(() => expect(app.latest().invoked()).toEqual(['JoinInstances()']));
+    expect(app.store.getState().auth.user).toEqual(admin);
+  });
+
   it('refetches cached data after a reconnect, but not on the first connect', async () => {
     const fetches = countInstanceFetches();
     const app = storeWithFakeHub(signedIn(admin));
@@ -167,15 +205,33 @@ describe('realtime saga: reconnecting and giving up', () => {
     ]);
   });
 
-  it('toasts the error when the server closes the connection with one', async () => {
+  it('toasts the error when the server closes the connection with one and the session still holds', async () => {
+    server.use(http.get('/auth/me', () => HttpResponse.json(admin)));
+    const app = await connected();
+    app.latest().close(new Error('Server returned an error on close: The connection is too slow to keep up with events.'));
+
+    await waitFor(() => expect(app.toasts()).toHaveLength(1));
+    expect(app.connection()).toBe('Disconnected');
+    expect(app.store.getState().realtime.error).toBe('Server returned an error on close: The connection is too slow to keep up with events.');
+    expect(app.toasts()).toEqual([
+      {
+        status: 'error',
+        summary: 'Websocket connection failed',
+        detail: 'Server returned an error on close: The connection is too slow to keep up with events.',
+      },
+    ]);
+    expect(app.store.getState().auth.user).toEqual(admin);
+  });
+
+  it('signs out with the server’s reason, not a connection failure, when the server ended the session (account disabled)', async () => {
+    server.use(http.get('/auth/me', () => HttpResponse.json({ title: 'Unauthorized', status: 401 }, { status: 401 })));
     const app = await connected();
     app.latest().close(new Error('Server returned an error on close: Your account was disabled.'));
 
-    await waitFor(() => expect(app.connection()).toBe('Disconnected'));
-    expect(app.store.getState().realtime.error).toBe('Server returned an error on close: Your account was disabled.');
-    expect(app.toasts()).toEqual([
-      { status: 'error', summary: 'Websocket connection failed', detail: 'Server returned an error on close: Your account was disabled.' },
-    ]);
+    await waitFor(() => expect(app.toasts()).toHaveLength(1));
+    expect(app.toasts()).toEqual([{ status: 'warning', summary: 'Your account was disabled.' }]);
+    expect(app.store.getState().auth.user).toBeNull();
+    expect(app.connection()).toBe('Disconnected');
   });
 
   it('starts a new connection when the person retries after it gave up, and joins the groups there', async () => {
