@@ -14,6 +14,7 @@ import { giveToEngineUser, instanceUser, type EngineUser } from '../server/engin
 import { InProcessBus } from '../server/hub/bus';
 import { sessionCookieName } from '../server/http/sessionCookie';
 import { benchConfig } from './lib/benchConfig';
+import { recordPublished } from './lib/publishedEvents';
 
 // `npm run bench -- backups [--quick]`: Warden's database backup of a real PostgreSQL 15 instance filled by
 // pgbench, timed from the POST to BackupCompleted over loopback HTTP, alternated with a plain `pg_dump -Fc` of
@@ -146,30 +147,7 @@ async function main() {
   const origin = new URL(config.publicUrl).origin;
   const db = openDb(config);
   const bus = new InProcessBus();
-  // Every event with the moment the server published it: completion is timed where it happens, not by polling.
-  const published: { event: string; payload: unknown; at: number }[] = [];
-  const waiters = new Set<() => void>();
-  bus.subscribe(({ event, payload }) => {
-    published.push({ event, payload, at: performance.now() });
-    for (const check of waiters) check();
-  });
-  function whenPublished<T>(event: string, match: (payload: T) => boolean, timeoutMs: number): Promise<{ payload: T; at: number }> {
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        const hit = published.find((e) => e.event === event && match(e.payload as T));
-        if (!hit) return;
-        waiters.delete(check);
-        clearTimeout(timer);
-        resolve({ payload: hit.payload as T, at: hit.at });
-      };
-      const timer = setTimeout(() => {
-        waiters.delete(check);
-        reject(new Error(`no ${event} within ${timeoutMs / 1000} s`));
-      }, timeoutMs);
-      waiters.add(check);
-      check();
-    });
-  }
+  const { published, whenPublished } = recordPublished(bus);
 
   const app = buildApp(config, { db, bus, logger: false });
   const created: string[] = [];

@@ -16,6 +16,7 @@ import { InProcessBus } from '../server/hub/bus';
 import { sessionCookieName } from '../server/http/sessionCookie';
 import { sandboxName } from '../server/scripts/scriptService';
 import { benchConfig } from './lib/benchConfig';
+import { recordPublished } from './lib/publishedEvents';
 
 // `npm run bench -- script`: time to the first statement of a script run on a real PostgreSQL 15 instance of
 // about 100 MB (pgbench -i -s 7), from 'live' (pg_basebackup of the running instance) and from the newest
@@ -67,29 +68,7 @@ async function startServer() {
   const origin = new URL(config.publicUrl).origin;
   const db = openDb(config);
   const bus = new InProcessBus();
-  const published: { event: string; payload: unknown; at: number }[] = [];
-  const waiters = new Set<() => void>();
-  bus.subscribe(({ event, payload }) => {
-    published.push({ event, payload, at: performance.now() });
-    for (const check of waiters) check();
-  });
-  function whenPublished<T>(event: string, match: (payload: T) => boolean, timeoutMs: number): Promise<{ payload: T; at: number }> {
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        const hit = published.find((e) => e.event === event && match(e.payload as T));
-        if (!hit) return;
-        waiters.delete(check);
-        clearTimeout(timer);
-        resolve({ payload: hit.payload as T, at: hit.at });
-      };
-      const timer = setTimeout(() => {
-        waiters.delete(check);
-        reject(new Error(`no ${event} within ${timeoutMs / 1000} s`));
-      }, timeoutMs);
-      waiters.add(check);
-      check();
-    });
-  }
+  const { whenPublished } = recordPublished(bus);
 
   const app = buildApp(config, { db, bus, logger: false });
   const created: string[] = [];
