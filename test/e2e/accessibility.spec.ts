@@ -1,15 +1,12 @@
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type APIRequestContext, type Browser, type Locator, type Page } from '@playwright/test';
+import { expect, test, type Browser, type Locator, type Page } from '@playwright/test';
 import { admin, regular } from './globalSetup';
 import { signIn } from './signIn';
+import { baseURL, change, json, statusOf } from './api';
 
 // Every screen of SPEC §2 checked with axe-core (WCAG 2.1 A and AA) in the default theme and a dark
 // one, against the real server, plus keyboard use of the instances list and an instance page. A
 // failure lists each serious or critical violation with the elements it names, so it says what to fix.
-
-const baseURL = () => process.env.WARDEN_E2E_URL!;
-const json = { accept: 'application/json' };
-const change = () => ({ ...json, 'content-type': 'application/json', origin: baseURL() });
 
 const themes = ['aura-light-green', 'aura-dark-green'] as const;
 const wcagTags = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
@@ -23,10 +20,6 @@ interface World {
   userId: string;
 }
 let world: World;
-
-async function statusOf(request: APIRequestContext, id: string): Promise<string> {
-  return (await (await request.get(`${baseURL()}/instances/${id}`, { headers: json })).json()).status;
-}
 
 /** A signed-in browser page in `theme` (chosen the way the console keeps it: localStorage `theme`). */
 async function openAs(browser: Browser, theme: string): Promise<Page> {

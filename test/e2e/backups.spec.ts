@@ -2,23 +2,16 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { admin } from './globalSetup';
 import { signIn } from './signIn';
+import { baseURL, change, statusOf } from './api';
 
 // A database backup of a real PostgreSQL instance taken in the console, in Chromium, against the real
 // server: the progress bar and the outcome arrive over the hub (no reload), and the file the browser
 // downloads hashes to exactly the checksum the list shows.
 
-const baseURL = () => process.env.WARDEN_E2E_URL!;
-const json = { accept: 'application/json' };
-const change = () => ({ ...json, 'content-type': 'application/json', origin: baseURL() });
-
 test.setTimeout(180_000);
-
-async function statusOf(request: APIRequestContext, id: string): Promise<string> {
-  return (await (await request.get(`${baseURL()}/instances/${id}`, { headers: json })).json()).status;
-}
 
 async function sha256Of(file: string): Promise<string> {
   const hash = createHash('sha256');

@@ -1,22 +1,15 @@
 import { readFileSync } from 'node:fs';
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { admin } from './globalSetup';
 import { signIn } from './signIn';
 import { pickOption } from './pickOption';
+import { baseURL, change, statusOf } from './api';
 
 // The Logs screen against the real server, in Chromium: filtered to one real etcd instance and one
 // level, an entry caused by an action on that instance arrives over the hub without a reload, and
 // the export of the filtered view holds exactly what the filters say.
 
-const baseURL = () => process.env.WARDEN_E2E_URL!;
-const json = { accept: 'application/json' };
-const change = () => ({ ...json, 'content-type': 'application/json', origin: baseURL() });
-
 test.setTimeout(180_000);
-
-async function statusOf(request: APIRequestContext, id: string): Promise<string> {
-  return (await (await request.get(`${baseURL()}/instances/${id}`, { headers: json })).json()).status;
-}
 
 test('an admin filters the logs to an instance and a level, sees a live entry arrive, and exports the view', async ({ page }) => {
   await page.goto(`${baseURL()}/logs`);

@@ -1,21 +1,14 @@
 import { spawn } from 'node:child_process';
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { admin } from './globalSetup';
 import { signIn } from './signIn';
+import { baseURL, change, json, statusOf } from './api';
 
 // The monitoring charts of a real PostgreSQL instance in Chromium, against the real server sampling
 // every second (globalSetup): a client connecting shows up in the connections chart over the hub,
 // and uPlot really draws on its canvas.
 
-const baseURL = () => process.env.WARDEN_E2E_URL!;
-const json = { accept: 'application/json' };
-const change = () => ({ ...json, 'content-type': 'application/json', origin: baseURL() });
-
 test.setTimeout(180_000);
-
-async function statusOf(request: APIRequestContext, id: string): Promise<string> {
-  return (await (await request.get(`${baseURL()}/instances/${id}`, { headers: json })).json()).status;
-}
 
 test('an instance page charts a psql connection as it happens', async ({ page }) => {
   await page.goto(`${baseURL()}/instances`);

@@ -1,11 +1,9 @@
 import { expect, test, type Page } from '@playwright/test';
 import { admin, regular } from './globalSetup';
 import { signIn } from './signIn';
+import { baseURL, change } from './api';
 
 // The console's rough edges, in the real browser against the real server.
-
-const baseURL = () => process.env.WARDEN_E2E_URL!;
-const change = () => ({ accept: 'application/json', 'content-type': 'application/json', origin: baseURL() });
 
 /** Whether the page itself scrolls sideways (a table too wide for the screen pushes the body). */
 const bodyScrollsSideways = (page: Page) =>

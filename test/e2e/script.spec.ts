@@ -4,20 +4,13 @@ import { Client } from 'pg';
 import { admin } from './globalSetup';
 import { signIn } from './signIn';
 import { pickOption } from './pickOption';
+import { baseURL, change, json, statusOf } from './api';
 
 // A script written, saved and run from the console, in Chromium, against the real server and a real
 // PostgreSQL instance: the run goes on a live copy, its progress arrives over the hub, the results
 // show the rows the script made, and the instance itself never gets the table.
 
-const baseURL = () => process.env.WARDEN_E2E_URL!;
-const json = { accept: 'application/json' };
-const change = () => ({ ...json, 'content-type': 'application/json', origin: baseURL() });
-
 test.setTimeout(180_000);
-
-async function statusOf(request: APIRequestContext, id: string): Promise<string> {
-  return (await (await request.get(`${baseURL()}/instances/${id}`, { headers: json })).json()).status;
-}
 
 /** Whether the instance itself has the table, asked as its owner role the way a person connects. */
 async function instanceHasTable(request: APIRequestContext, id: string, table: string): Promise<boolean> {

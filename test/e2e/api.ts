@@ -1,0 +1,13 @@
+import type { APIRequestContext } from '@playwright/test';
+
+// What the specs use to call the real server's API beside the browser.
+
+/** The server globalSetup started. */
+export const baseURL = () => process.env.WARDEN_E2E_URL!;
+export const json = { accept: 'application/json' };
+/** Headers of a state-changing call: JSON, from the console's own origin. */
+export const change = () => ({ ...json, 'content-type': 'application/json', origin: baseURL() });
+
+export async function statusOf(request: APIRequestContext, id: string): Promise<string> {
+  return (await (await request.get(`${baseURL()}/instances/${id}`, { headers: json })).json()).status;
+}
