@@ -14,7 +14,7 @@ import { pgSocketDir } from '../server/engines/pg';
 import { instanceUser, instanceUserName } from '../server/engines/processRunner';
 import { InProcessBus } from '../server/hub/bus';
 import { sessionCookieName } from '../server/http/sessionCookie';
-import { sandboxName } from '../server/scripts/scriptService';
+import { sandboxName } from '../server/scripts/sandbox';
 import { benchConfig } from './lib/benchConfig';
 import { recordPublished } from './lib/publishedEvents';
 

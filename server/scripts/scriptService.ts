@@ -1,7 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
-import type { BackupContents } from '../../contracts/backups';
 import { pgDefaultDatabase } from '../../contracts/databases';
 import type { PageOf } from '../../contracts/page';
 import {
@@ -9,7 +6,6 @@ import {
   scriptSources,
   type Script,
   type ScriptChange,
-  type ScriptCopyKind,
   type ScriptResult,
   type ScriptRun,
   type ScriptRunPhase,
@@ -22,7 +18,6 @@ import {
 import type { BackupService } from '../backups/backupService';
 import type { Clock } from '../clock';
 import { scriptDefaults, type Config } from '../config';
-import { backupsOfInstance, findBackupRow } from '../db/backups';
 import { findGroup, groupUsage, memberIdsOfGroup } from '../db/groups';
 import { findInstanceRow, type InstanceRow } from '../db/instances';
 import { pageWindow } from '../db/paging';
@@ -48,6 +43,7 @@ import type { InstanceService } from '../instances/instanceService';
 import type { LogService } from '../logs/logService';
 import { parseEtcdScript, runEtcdCommands, type EtcdCommand } from './etcdScript';
 import { runPgStatements } from './pgScript';
+import { diffCounts, lastLogMessages, prepareSandbox, sandboxName } from './sandbox';
 import { splitSql, type SqlStatement } from './sqlSplitter';
 
 export interface ScriptServiceDeps {
@@ -70,13 +66,6 @@ interface ActiveRun {
   lastSent: number;
 }
 
-/** What a sandbox was made from, with the row counts of its default database when already known. */
-interface Prepared {
-  copiedFrom: ScriptCopyKind;
-  backupId: string | null;
-  rows?: Record<string, number>;
-}
-
 type Parsed = { type: 'pg'; statements: SqlStatement[] } | { type: 'etcd'; statements: EtcdCommand[] };
 
 const progressIntervalMs = 250;
@@ -86,12 +75,6 @@ function message(error: unknown): string {
 }
 
 export const scriptBytes = (script: string) => Buffer.byteLength(script, 'utf8');
-
-/**
- * The sandbox's scratch name: short, because PostgreSQL's socket path (…/.scratch-pg-<name>/run/.s.PGSQL.<port>)
- * must stay within the 107 bytes a Unix socket address holds; unique among the runs under way.
- */
-export const sandboxName = (runId: string) => runId.replace(/-/g, '').slice(0, 12);
 
 /** 413 for a script over the limit, in bytes. */
 export function checkScriptSize(script: string) {
@@ -283,7 +266,7 @@ export class ScriptService {
       const scratch = await this.deps.instances.scratch(instance.type, sandboxName(id));
       dispose = scratch.dispose;
       sandbox = scratch.rt;
-      const copied = await this.prepare(instance, run.summary.source, scratch.rt);
+      const copied = await prepareSandbox(this.deps, instance, run.summary.source, scratch.rt);
       run.summary.copiedFrom = copied.copiedFrom;
       run.summary.backupId = copied.backupId;
       await updateScriptRun(this.db, id, { copied_from: copied.copiedFrom, backup_id: copied.backupId });
@@ -335,36 +318,6 @@ export class ScriptService {
       }
     }
     await this.finish(run, results, changes, failure, options.timeoutMs);
-  }
-
-  /**
-   * Fills the sandbox and leaves it running: from a backup (the newest succeeded database backup, or
-   * the chosen one), a live copy (pg_basebackup or an etcd snapshot of the running instance, a copy
-   * of a stopped one's files), or empty when there is nothing to copy.
-   */
-  private async prepare(instance: InstanceRow, source: string, rt: InstanceRuntime): Promise<Prepared> {
-    const engine = this.deps.instances.engine(instance.type);
-    const backupId = source === 'latest-backup' ? await this.newestBackup(instance.id) : source === 'live' ? null : source;
-    if (backupId) {
-      await this.deps.backups.restoreInto(backupId, rt, {});
-      // The backup counted every table's rows exactly when it was taken: what the sandbox now holds.
-      const contents = (await findBackupRow(this.db, backupId))?.contents;
-      const recorded = contents ? (JSON.parse(contents) as BackupContents).databases?.find((d) => d.name === pgDefaultDatabase)?.rows : undefined;
-      return { copiedFrom: 'backup', backupId, rows: recorded };
-    }
-    const current = (await findInstanceRow(this.db, instance.id)) ?? instance;
-    if (source === 'live' && current.status !== 'unInitialized') {
-      await engine.clone(this.deps.instances.runtime(current), rt);
-      return { copiedFrom: 'live', backupId: null };
-    }
-    await engine.initialize(rt);
-    return { copiedFrom: 'empty', backupId: null };
-  }
-
-  private async newestBackup(instanceId: string): Promise<string | null> {
-    const rows = await backupsOfInstance(this.db, instanceId, 'database');
-    const succeeded = rows.filter((r) => r.status === 'succeeded' && r.storage_key).sort((a, b) => b.started_at.localeCompare(a.started_at));
-    return succeeded[0]?.id ?? null;
   }
 
   private async finish(run: ActiveRun, results: ScriptResult[], changes: ScriptChange[] | undefined, failure: string | null, timeoutMs: number) {
@@ -488,32 +441,4 @@ export class ScriptService {
     if (!row) throw new HttpProblem(404, `No instance has the id ${id}.`);
     return row;
   }
-}
-
-/** The last few messages of the newest log file in `dir` (JSON lines give their message), for an error. */
-function lastLogMessages(dir: string): string[] {
-  try {
-    const newest = fs
-      .readdirSync(dir)
-      .map((name) => path.join(dir, name))
-      .sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)[0];
-    if (!newest) return [];
-    const lines = fs.readFileSync(newest, 'utf8').trim().split('\n').slice(-3);
-    return lines.map((line) => {
-      try {
-        const entry = JSON.parse(line) as { message?: string; msg?: string; error_severity?: string };
-        return [entry.error_severity, entry.message ?? entry.msg ?? line].filter(Boolean).join(': ');
-      } catch {
-        return line;
-      }
-    });
-  } catch {
-    return [];
-  }
-}
-
-/** Row counts before and after, per table: tables the script made count 0 before, tables it dropped 0 after. */
-export function diffCounts(before: Record<string, number>, after: Record<string, number>): ScriptChange[] {
-  const tables = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
-  return tables.map((table) => ({ table, before: before[table] ?? 0, after: after[table] ?? 0 }));
 }

@@ -8,7 +8,7 @@ import { openDb } from '../../../server/db/open';
 import type { Db } from '../../../server/db/schema';
 import { pgSocketDir } from '../../../server/engines/pg';
 import { InProcessBus } from '../../../server/hub/bus';
-import { sandboxName } from '../../../server/scripts/scriptService';
+import { sandboxName } from '../../../server/scripts/sandbox';
 import { testConfig } from '../helpers';
 
 // A scratch PostgreSQL instance listens on <data dir>/instances/.scratch-pg-<name>/run/.s.PGSQL.<port>. A Unix

@@ -7,7 +7,7 @@ import type { ScriptRun, ScriptRunsPage, ScriptRunSummary } from '../../../contr
 import { scriptLimits } from '../../../contracts/scripts';
 import { addMembers, createGroup, updateGroup } from '../../../server/db/groups';
 import { insertScriptRun } from '../../../server/db/scripts';
-import { sandboxName } from '../../../server/scripts/scriptService';
+import { sandboxName } from '../../../server/scripts/sandbox';
 import { expectProblem } from '../helpers';
 import { instanceWorld, type InstanceWorld } from '../instances/world';
 
