@@ -11,19 +11,12 @@ import { anInstance, instanceServer } from '../../handlers/instancesHandlers';
 import { aPendingRun, aResult, aScriptRun, scriptServer, summaryOf } from '../../handlers/scriptsHandlers';
 import { problem, setupMsw } from '../../msw';
 import { renderAppWithHub } from '../realtime/renderAppWithHub';
+import { prepareScriptEditor } from './editorSetup';
 import { openOptions, pickOption } from '../../pickOption';
 
 const server = setupMsw();
-// The screen and its editor are lazy chunks: load them once, so the first test does not pay for them.
-beforeAll(() => Promise.all([import('../../../../src/features/scripts/InstanceScriptPage'), import('../../../../src/features/scripts/ScriptEditor')]), 30_000);
+prepareScriptEditor();
 jest.setTimeout(30_000);
-
-// CodeMirror measures text through Range geometry, which jsdom does not lay out: no boxes, no throw.
-beforeAll(() => {
-  const noRects = () => Object.assign([], { item: () => null }) as unknown as DOMRectList;
-  Range.prototype.getClientRects ??= noRects;
-  Range.prototype.getBoundingClientRect ??= () => new DOMRect();
-});
 
 const orders = anInstance({ id: 'i-1', name: 'orders' });
 const olderBackup = aBackup({ id: 'b-1', startedAt: '2025-02-01T03:00:00.000Z', sizeBytes: 1_000_000 });

@@ -10,19 +10,13 @@ import { anInstance, instanceServer } from '../../handlers/instancesHandlers';
 import { scriptServer } from '../../handlers/scriptsHandlers';
 import { setupMsw } from '../../msw';
 import { renderAppWithHub } from '../realtime/renderAppWithHub';
+import { prepareScriptEditor } from './editorSetup';
 
 // The script editor completes from the instance's own tables and columns (GET …/script/schema).
 
 const server = setupMsw();
-beforeAll(() => Promise.all([import('../../../../src/features/scripts/InstanceScriptPage'), import('../../../../src/features/scripts/ScriptEditor')]), 30_000);
+prepareScriptEditor();
 jest.setTimeout(30_000);
-
-// CodeMirror measures text through Range geometry, which jsdom does not lay out: no boxes, no throw.
-beforeAll(() => {
-  const noRects = () => Object.assign([], { item: () => null }) as unknown as DOMRectList;
-  Range.prototype.getClientRects ??= noRects;
-  Range.prototype.getBoundingClientRect ??= () => new DOMRect();
-});
 
 const orders = anInstance({ id: 'i-1', name: 'orders' });
 
