@@ -14,14 +14,14 @@ import { Problem } from '../../contracts/problem';
 import { audited } from '../authz/audited';
 import type { Authorization } from '../authz/authorization';
 import type { AppContext } from '../context';
-import { findInstance, findInstanceRow } from '../db/instances';
+import { findInstanceRow } from '../db/instances';
 import { pgSuperuserTarget } from '../engines/pg';
 import type { PgTarget } from '../engines/pgBackup';
 import { createDatabase, createRole, dropDatabase, dropRole, listDatabases, listRoles, updateRole } from '../engines/pgRoles';
-import { principalOf } from '../http/auth';
 import { HttpProblem } from '../http/problems';
 import { pgProblem } from '../http/pgProblem';
 import type { InstanceService } from '../instances/instanceService';
+import { visibleInstance } from '../http/instanceAccess';
 
 const tags = ['databases'];
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
@@ -37,10 +37,10 @@ export const databaseRoutes: FastifyPluginAsyncTypebox<{
   authz: Authorization;
   service: InstanceService;
 }> = async (app, { ctx, authz, service }) => {
+  const visible = visibleInstance(ctx.db, authz);
   /** The superuser's way into a running pg instance the caller may see; 404 for anyone else. */
   const pgOf = async (request: FastifyRequest, instanceId: string): Promise<{ id: string; target: PgTarget }> => {
-    const instance = (await authz.canSeeInstance(principalOf(request), instanceId)) ? await findInstance(ctx.db, instanceId) : undefined;
-    if (!instance) throw new HttpProblem(404, `No instance has the id ${instanceId}.`);
+    const instance = await visible(request, instanceId);
     if (instance.type !== 'pg') throw new HttpProblem(409, 'Only PostgreSQL instances have databases and roles.');
     if (instance.status !== 'running') throw new HttpProblem(409, 'The instance is not running: start it to manage its databases and roles.');
     const rt = service.runtime((await findInstanceRow(ctx.db, instance.id))!);

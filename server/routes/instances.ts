@@ -44,6 +44,7 @@ import { HttpProblem, validationProblem } from '../http/problems';
 import { creationGraph } from '../instances/graphs';
 import type { InstanceService } from '../instances/instanceService';
 import { instanceDefaults } from '../config';
+import { visibleInstance } from '../http/instanceAccess';
 
 const tags = ['instances'];
 const id = Type.String({ minLength: 1, maxLength: 64 });
@@ -70,12 +71,7 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{
 }> = async (app, { ctx, authz, service }) => {
   // Creating and cloning share one per-user count, so no one fills the host with instances in seconds.
   const creationLimit = perUser(app, ctx.config.instanceCreateRateLimit ?? instanceDefaults.instanceCreateRateLimit, 'create or clone instances');
-  /** The instance if the caller may see it; otherwise 404, so outsiders cannot tell hidden from absent. */
-  const visible = async (request: FastifyRequest, instanceId: string) => {
-    const instance = (await authz.canSeeInstance(principalOf(request), instanceId)) ? await findInstance(ctx.db, instanceId) : undefined;
-    if (!instance) throw new HttpProblem(404, `No instance has the id ${instanceId}.`);
-    return instance;
-  };
+  const visible = visibleInstance(ctx.db, authz);
 
   /** A regular user creates into one of their groups; an admin into any group or none. */
   const checkGroup = async (request: FastifyRequest, groupId: string | null | undefined) => {

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { Problem } from '../../contracts/problem';
 import { pgDefaultDatabase } from '../../contracts/databases';
@@ -7,13 +6,13 @@ import { SaveScriptRequest, Script, ScriptRun, ScriptRunRequest, ScriptRunsPage,
 import { audited } from '../authz/audited';
 import type { Authorization } from '../authz/authorization';
 import type { AppContext } from '../context';
-import { findInstance, findInstanceRow } from '../db/instances';
+import { findInstanceRow } from '../db/instances';
 import { pgSuperuserTarget } from '../engines/pg';
 import { withClient } from '../engines/pgBackup';
-import { callerEmail, principalOf } from '../http/auth';
-import { HttpProblem } from '../http/problems';
+import { callerEmail } from '../http/auth';
 import { readPgSchema } from '../scripts/pgSchema';
 import type { ScriptService } from '../scripts/scriptService';
+import { visibleInstance } from '../http/instanceAccess';
 
 const tags = ['scripts'];
 const id = Type.String({ minLength: 1, maxLength: 64 });
@@ -42,12 +41,7 @@ interface Deps {
 
 /** /instances/{id}/script… (SPEC §7, DESIGN §10 "Script run"): scoped like every instance call. */
 export const scriptRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { ctx, authz, service }) => {
-  /** The instance if the caller may see it; otherwise 404, so outsiders cannot tell hidden from absent. */
-  const visible = async (request: FastifyRequest, instanceId: string) => {
-    const instance = (await authz.canSeeInstance(principalOf(request), instanceId)) ? await findInstance(ctx.db, instanceId) : undefined;
-    if (!instance) throw new HttpProblem(404, `No instance has the id ${instanceId}.`);
-    return instance;
-  };
+  const visible = visibleInstance(ctx.db, authz);
 
   app.get(
     '/:id/script',

@@ -1,0 +1,18 @@
+import type { FastifyRequest } from 'fastify';
+import type { Authorization } from '../authz/authorization';
+import { findInstance } from '../db/instances';
+import type { Db } from '../db/schema';
+import { principalOf } from './auth';
+import { HttpProblem } from './problems';
+
+/**
+ * The instance a route names, if the caller may see it; otherwise 404, so outsiders cannot tell
+ * hidden from absent. Every /instances/{id}… route family reads its instance through this.
+ */
+export function visibleInstance(db: Db, authz: Authorization) {
+  return async (request: FastifyRequest, instanceId: string) => {
+    const instance = (await authz.canSeeInstance(principalOf(request), instanceId)) ? await findInstance(db, instanceId) : undefined;
+    if (!instance) throw new HttpProblem(404, `No instance has the id ${instanceId}.`);
+    return instance;
+  };
+}
