@@ -33,6 +33,7 @@ import { groupRoutes } from './routes/groups';
 import { healthRoutes } from './routes/health';
 import { outboxRoutes } from './routes/outbox';
 import { instanceRoutes } from './routes/instances';
+import { instanceConfigRoutes } from './routes/instanceConfig';
 import { databaseRoutes } from './routes/databases';
 import { logRoutes } from './routes/logs';
 import { statisticsRoutes } from './routes/statistics';
@@ -195,6 +196,7 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
   app.register(auditRoutes, { prefix: '/admin', ctx });
   app.register(groupRoutes, { prefix: '/groups', ctx, authz, instances: groupInstances });
   app.register(instanceRoutes, { prefix: '/instances', ctx, authz, service: instances });
+  app.register(instanceConfigRoutes, { prefix: '/instances', ctx, authz, service: instances });
   app.register(databaseRoutes, { prefix: '/instances', ctx, authz, service: instances });
   app.register(instanceBackupRoutes, { prefix: '/instances', ctx, authz, service: backups });
   app.register(scriptRoutes, { prefix: '/instances', ctx, authz, service: scripts });

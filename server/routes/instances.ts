@@ -3,7 +3,6 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import {
   CloneRequest,
-  ConfigRevision,
   ConnectionInfo,
   ConnectionSecret,
   CreateInstanceRequest,
@@ -12,12 +11,9 @@ import {
   GraphsQuery,
   GraphsResponse,
   Instance,
-  InstanceConfig,
   InstancesQuery,
   IsLatestResponse,
   UpdatableInstance,
-  UpdateConfigRequest,
-  UpdateConfigResponse,
   UpdateInstanceRequest,
   ValidateNameRequest,
   ValidateNameResponse,
@@ -25,7 +21,7 @@ import {
 } from '../../contracts/instances';
 import { pgDefaultDatabase, pgOwnerRole } from '../../contracts/databases';
 import { LogsPage, LogsQuery, type LogLevel } from '../../contracts/logs';
-import { Page, PageQuery } from '../../contracts/page';
+import { Page } from '../../contracts/page';
 import { Problem } from '../../contracts/problem';
 import { hasRole } from '../../contracts/roles';
 import { perUser } from '../auth/rateLimits';
@@ -49,16 +45,10 @@ import { visibleInstance } from '../http/instanceAccess';
 const tags = ['instances'];
 const id = Type.String({ minLength: 1, maxLength: 64 });
 const IdParams = Type.Object({ id }, { additionalProperties: false });
-const RevisionParams = Type.Object({ id, revision: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
 const ListQuery = Type.Object(
   { ...InstancesQuery.properties, sort: Type.Optional(Type.Enum(sortKeys(instanceSortFields))) },
   { additionalProperties: false },
 );
-const RevisionsQuery = Type.Object(
-  { page: PageQuery.properties.page, pageSize: PageQuery.properties.pageSize },
-  { additionalProperties: false },
-);
-const RestoreRequest = Type.Object({ apply: UpdateConfigRequest.properties.apply }, { additionalProperties: false });
 const EmptyBody = Type.Optional(Type.Object({}, { additionalProperties: false }));
 const SecretQuery = Type.Object({ role: Type.Optional(Type.Enum(['owner', 'superuser'])) }, { additionalProperties: false });
 const accepted = { 202: Instance, 404: Problem, 409: Problem };
@@ -388,70 +378,6 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{
         const rt = service.runtime((await findInstanceRow(ctx.db, instance.id))!);
         return { password: await pgProblem(() => rotateOwnerPassword(pgSuperuserTarget(rt))) };
       });
-    },
-  );
-
-  app.get(
-    '/:id/config',
-    {
-      config: { access: 'user' },
-      schema: { tags, summary: 'Configuration parameters with their metadata and the current revision', params: IdParams, response: { 200: InstanceConfig, 404: Problem, 409: Problem } },
-    },
-    async (request) => service.configuration((await visible(request, request.params.id)).id, hasRole(principalOf(request), 'admin')),
-  );
-
-  app.put(
-    '/:id/config',
-    {
-      config: { access: 'user' },
-      schema: {
-        tags,
-        summary: 'Change parameters: checked against the engine, saved as a revision, applied as asked (default reload)',
-        params: IdParams,
-        body: UpdateConfigRequest,
-        response: { 200: UpdateConfigResponse, 400: Problem, 404: Problem, 409: Problem },
-      },
-    },
-    async (request) => {
-      const instance = await visible(request, request.params.id);
-      const { parameters, apply = 'reload' } = request.body;
-      return audited(ctx, request, { action: 'instances.config.update', target: instance.id, detail: { parameters, apply } }, async () =>
-        service.configure(instance.id, parameters, apply, await callerEmail(ctx.db, request), hasRole(principalOf(request), 'admin')),
-      );
-    },
-  );
-
-  app.get(
-    '/:id/config/revisions',
-    {
-      config: { access: 'user' },
-      schema: { tags, summary: 'Saved configuration revisions, newest first', params: IdParams, querystring: RevisionsQuery, response: { 200: Page(ConfigRevision), 404: Problem } },
-    },
-    async (request) => {
-      const instance = await visible(request, request.params.id);
-      const window = pageWindow(request.query);
-      return service.revisions(instance.id, window.page, window.pageSize);
-    },
-  );
-
-  app.post(
-    '/:id/config/revisions/:revision/restore',
-    {
-      config: { access: 'user' },
-      schema: {
-        tags,
-        summary: 'Restore the parameters of a revision (as a new revision)',
-        params: RevisionParams,
-        body: RestoreRequest,
-        response: { 200: UpdateConfigResponse, 400: Problem, 404: Problem, 409: Problem },
-      },
-    },
-    async (request) => {
-      const instance = await visible(request, request.params.id);
-      const { revision } = request.params;
-      return audited(ctx, request, { action: 'instances.config.restore', target: instance.id, detail: { revision } }, async () =>
-        service.restoreRevision(instance.id, revision, request.body.apply ?? 'reload', await callerEmail(ctx.db, request), hasRole(principalOf(request), 'admin')),
-      );
     },
   );
 
