@@ -371,16 +371,17 @@ describe('limits and keep-alive', () => {
   });
 
   it('pings an idle client that stays connected, and closes a client that goes silent', async () => {
-    await start({ pingIntervalMs: 100, clientTimeoutMs: 600 });
+    // Timeouts are several ping intervals long, so a busy machine's event-loop stalls do not end either side.
+    await start({ pingIntervalMs: 100, clientTimeoutMs: 1000 });
     const cookie = await cookieLogin(h, 'alice@example.com');
-    const idle = client(cookie, { keepAliveMs: 100, serverTimeoutMs: 400 });
+    const idle = client(cookie, { keepAliveMs: 100, serverTimeoutMs: 1200 });
     await idle.start();
 
     const silent = raw(cookie);
     await silent.opened;
     silent.socket.send(`{"protocol":"json","version":1}${RS}`);
 
-    await sleep(1500);
+    await sleep(2500);
     // The official client pings and hears pings, so it outlives several server timeouts.
     expect(idle.state).toBe(HubConnectionState.Connected);
     await expect(idle.invoke('JoinGroups')).resolves.toBeNull();
