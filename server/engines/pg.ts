@@ -102,6 +102,18 @@ function makeFolders(rt: InstanceRuntime) {
   for (const dir of [rt.dir, p.data, p.socket, p.logs]) mkdirFor(rt, dir, 0o700);
 }
 
+/**
+ * The parameters whose saved value waits for a restart: those a reload marked pending_restart, and
+ * the restart-only ones saved without a reload, which pg_file_settings (it reads the files afresh)
+ * finds it could not apply to the running server.
+ */
+const pendingRestartQuery = `
+  select name from pg_settings where pending_restart
+  union
+  select s.name from pg_file_settings f join pg_settings s on lower(s.name) = lower(f.name)
+   where s.context = 'postmaster' and f.error is not null
+  order by name`;
+
 export interface PgEngine extends Engine {
   /** The release's parameter catalogue, built from a throwaway cluster when none is cached. */
   catalogue(): Promise<ConfigParameter[]>;
@@ -232,7 +244,7 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
         const errors = await c.query<{ name: string; error: string }>(
           `select coalesce(name, sourcefile) as name, error from pg_file_settings where error is not null`,
         );
-        const pending = await c.query<{ name: string }>(`select name from pg_settings where pending_restart order by name`);
+        const pending = await c.query<{ name: string }>(pendingRestartQuery);
         const pendingRestart = pending.rows.map((r) => r.name);
         // A restart-only change is listed in pg_file_settings as "could not be applied": that is pending, not wrong.
         const refused = errors.rows.filter((r) => !pendingRestart.includes(r.name));
@@ -252,7 +264,7 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
             const usage = await c.query<{ used: string; max: string }>(
               `select count(*)::text as used, current_setting('max_connections') as max from pg_stat_activity`,
             );
-            const pending = await c.query<{ name: string }>(`select name from pg_settings where pending_restart`);
+            const pending = await c.query<{ name: string }>(pendingRestartQuery);
             return { ...usage.rows[0], pending: pending.rows.map((r) => r.name) };
           });
           // No latency in the message: it would differ at every probe and make each one a status change.
@@ -280,7 +292,7 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
 
     async pendingRestart(rt) {
       if (pid(rt) === null) return [];
-      return withClient(rt, async (c) => (await c.query<{ name: string }>(`select name from pg_settings where pending_restart order by name`)).rows.map((r) => r.name));
+      return withClient(rt, async (c) => (await c.query<{ name: string }>(pendingRestartQuery)).rows.map((r) => r.name));
     },
 
     async validate(rt, changes) {

@@ -1,16 +1,15 @@
 import { Button, Field, HStack, Input, List, Stack, Switch, Text } from '@chakra-ui/react';
 import { useId, useState, type FormEvent } from 'react';
-import type { BackupSchedule, RetentionPreview, UpdateScheduleRequest } from '../../../contracts/backups';
-import { formatBytes, retentionLimits } from '../../../contracts/backupValues';
-import { DataTable } from '../../components/DataTable';
+import type { BackupSchedule, UpdateScheduleRequest } from '../../../contracts/backups';
+import { retentionLimits } from '../../../contracts/backupValues';
 import { DateTime, formatDateTime } from '../../components/DateTime';
 import { fieldErrors, otherErrors, type FieldErrors } from '../../components/fieldErrors';
 import { ErrorState, LoadingState } from '../../components/ListStates';
 import { Notice } from '../../components/Notice';
 import { Section } from '../../components/Section';
 import { SelectField } from '../../components/SelectField';
-import { kindLabels, statusLooks } from './backupLabels';
-import { useBackupScheduleQuery, usePreviewRetentionMutation, useSaveBackupScheduleMutation } from './backupsApi';
+import { useBackupScheduleQuery, useSaveBackupScheduleMutation } from './backupsApi';
+import { RetentionPreviewResult, useRetentionPreview } from './RetentionPreview';
 
 const fields = ['enabled', 'cron', 'timeZone', 'keepLast', 'keepDays'] as const;
 type ScheduleField = (typeof fields)[number];
@@ -112,32 +111,6 @@ function NextRuns({ schedule }: { schedule: BackupSchedule }) {
   );
 }
 
-function PreviewResult({ preview }: { preview: RetentionPreview }) {
-  const count = preview.wouldDelete.length;
-  const kept = `${preview.keptCount} backup${preview.keptCount === 1 ? '' : 's'} kept`;
-  if (count === 0) return <Notice status="info" title="This policy would delete nothing now">{kept}.</Notice>;
-  return (
-    <Stack gap="3">
-      <Notice status="warning" title={`This policy would delete ${count} backup${count === 1 ? '' : 's'} now`}>
-        {formatBytes(preview.freedBytes)} freed, {kept}.
-      </Notice>
-      <DataTable
-        label="Backups the policy would delete"
-        columns={[
-          { key: 'started', header: 'Started', cell: (backup) => <DateTime value={backup.startedAt} /> },
-          { key: 'kind', header: 'Kind', cell: (backup) => kindLabels[backup.kind] },
-          { key: 'status', header: 'Status', cell: (backup) => statusLooks[backup.status].label },
-          { key: 'size', header: 'Size', numeric: true, cell: (backup) => formatBytes(backup.sizeBytes) },
-        ]}
-        rows={preview.wouldDelete}
-        rowKey={(backup) => backup.id}
-        loading={false}
-        emptyText="Nothing would be deleted."
-      />
-    </Stack>
-  );
-}
-
 /**
  * The schedule and retention as a form. What was typed stays until saved; the server's
  * complaints show beside the fields they are about, for as long as those still hold what was sent.
@@ -145,7 +118,7 @@ function PreviewResult({ preview }: { preview: RetentionPreview }) {
 function ScheduleForm({ instanceId, schedule }: { instanceId: string; schedule: BackupSchedule }) {
   const [draft, setDraft] = useState(() => draftOf(schedule));
   const [save, saving] = useSaveBackupScheduleMutation();
-  const [preview, previewing] = usePreviewRetentionMutation();
+  const [previewShown, setPreviewShown] = useState(false);
   const change = (patch: Partial<Draft>) => setDraft((current) => ({ ...current, ...patch }));
 
   const keepLast = limitOf(draft.keepLast, retentionLimits.keepLastMax);
@@ -164,19 +137,14 @@ function ScheduleForm({ instanceId, schedule }: { instanceId: string; schedule: 
     ...(keepLast.problem && { keepLast: [keepLast.problem] }),
     ...(keepDays.problem && { keepDays: [keepDays.problem] }),
   };
+  const retentionOk = !local.keepLast && !local.keepDays;
+  // Once shown, the preview follows the limits being edited (and, once saved, the saved ones).
+  const preview = useRetentionPreview(instanceId, previewShown && retentionOk ? request : null);
   const server = {
-    ...stillHeld(fieldErrors(previewing.error), previewing.originalArgs, request),
+    ...stillHeld(fieldErrors(preview.error), preview.originalArgs, request),
     ...stillHeld(fieldErrors(saving.error), saving.originalArgs, request),
   };
   const errorsOf = (field: ScheduleField) => local[field] ?? server[field];
-  const retentionOk = !local.keepLast && !local.keepDays;
-  const previewed =
-    previewing.data &&
-    previewing.originalArgs?.keepLast === request.keepLast &&
-    previewing.originalArgs?.keepDays === request.keepDays &&
-    previewing.originalArgs?.includeManual === request.includeManual
-      ? previewing.data
-      : undefined;
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -232,18 +200,11 @@ function ScheduleForm({ instanceId, schedule }: { instanceId: string; schedule: 
           <Button type="submit" loading={saving.isLoading}>
             Save
           </Button>
-          <Button
-            variant="outline"
-            loading={previewing.isLoading}
-            disabled={!retentionOk}
-            onClick={() =>
-              void preview({ instanceId, keepLast: request.keepLast, keepDays: request.keepDays, includeManual: request.includeManual })
-            }
-          >
-            Preview retention
+          <Button variant="outline" disabled={!previewShown && !retentionOk} onClick={() => setPreviewShown(!previewShown)}>
+            {previewShown ? 'Hide preview' : 'Preview retention'}
           </Button>
         </HStack>
-        {previewed && <PreviewResult preview={previewed} />}
+        {preview.wanted && (preview.data || !preview.isError) && <RetentionPreviewResult preview={preview.data} updating={preview.updating} />}
         <NextRuns schedule={schedule} />
         {schedule.lastRunAt && (
           <Text color="fg.muted" fontSize="sm">

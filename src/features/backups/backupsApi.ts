@@ -156,9 +156,13 @@ export const backupsApi = baseApi.injectEndpoints({
       },
     }),
 
-    /** A dry run: what the policy would delete now. Nothing changes. */
-    previewRetention: build.mutation<RetentionPreview, RetentionPreviewRequest & { instanceId: string }>({
+    /**
+     * A dry run: what the policy would delete now; nothing changes. Cached by policy, and read again
+     * whenever the instance's backups or schedule change, as its summary is.
+     */
+    retentionPreview: build.query<RetentionPreview, RetentionPreviewRequest & { instanceId: string }>({
       query: ({ instanceId, ...body }) => ({ url: path(instanceId, '/retention/preview'), method: 'POST', body }),
+      providesTags: (_result, _error, { instanceId }) => [summary(instanceId), instanceLists(instanceId)],
     }),
 
     /** Restores a backup into a new instance (202: it is being created). */
@@ -183,7 +187,7 @@ export const {
   usePinBackupMutation,
   useBackupScheduleQuery,
   useSaveBackupScheduleMutation,
-  usePreviewRetentionMutation,
+  useRetentionPreviewQuery,
   useRestoreBackupMutation,
 } = backupsApi;
 

@@ -14,7 +14,7 @@ let h: Harness;
 const cookies = { member: '', outsider: '' };
 let instanceId: string;
 
-type Method = 'GET' | 'POST' | 'PUT';
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 const call = (cookie: string, method: Method, url: string, payload?: object) =>
   h.app.inject({ method, url, headers: { origin, cookie, accept: 'application/json' }, ...(payload && { payload }) });
 
@@ -89,6 +89,21 @@ describe('retention through the API', () => {
 
     expect(await preview({ keepLast: 1, keepDays: null })).toEqual([oldScheduled]);
     expect(await preview({ keepLast: 1, keepDays: null, includeManual: true })).toEqual([manual, oldScheduled].sort());
+  });
+
+  it('previews the policy it is sent over the backups as they are now, whatever policy is saved', async () => {
+    await backup('schedule', 1);
+    const middle = await backup('schedule', 2);
+    const oldest = await backup('schedule', 3);
+    const saved = { enabled: false, cron: '0 3 * * *', timeZone: 'UTC', keepLast: 3, keepDays: null };
+    expect((await call(cookies.member, 'PUT', `/instances/${instanceId}/backups/schedule`, saved)).statusCode).toBe(200);
+    expect(await preview({ keepLast: 1, keepDays: null })).toEqual([middle, oldest].sort());
+
+    await call(cookies.member, 'PUT', `/instances/${instanceId}/backups/${middle}/pin`, { pinned: true });
+    expect(await preview({ keepLast: 1, keepDays: null })).toEqual([oldest]);
+    const deleted = await call(cookies.member, 'DELETE', `/instances/${instanceId}/backups/database/${oldest}`);
+    expect(deleted.statusCode).toBe(200);
+    expect(await preview({ keepLast: 1, keepDays: null })).toEqual([]);
   });
 
   it('keeps includeManual with the schedule (false unless set)', async () => {

@@ -1,7 +1,8 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { formatBytes } from '../../../contracts/backupValues';
 import { formatDateTime } from '../../../src/components/DateTime';
+import { hubEvent } from '../../../src/features/realtime/realtimeSlice';
 import { admin } from '../fixtures';
 import { meHandler } from '../handlers/authHandlers';
 import { aBackup, aSchedule, backupServer } from '../handlers/backupsHandlers';
@@ -103,8 +104,9 @@ describe('Schedule and retention', () => {
     await user.click(form.getByRole('button', { name: 'Preview retention' }));
     await waitFor(() => expect(backups.bodies).toEqual([{ keepLast: 7, keepDays: null, includeManual: true }]));
     await user.click(form.getByRole('button', { name: 'Save' }));
-    await waitFor(() => expect(backups.bodies).toHaveLength(2));
-    expect(backups.bodies[1]).toMatchObject({ includeManual: true });
+    expect(await screen.findByText('Schedule saved')).toBeInTheDocument();
+    expect(backups.calls.slice(0, 2)).toEqual(['POST retention preview', 'PUT schedule']);
+    expect(backups.bodies[1]).toMatchObject({ cron: '0 3 * * *', includeManual: true });
   });
 
   it('previews what a retention policy would delete, without saving it', async () => {
@@ -131,16 +133,46 @@ describe('Schedule and retention', () => {
     expect(backups.bodies).toEqual([{ keepLast: 2, keepDays: null, includeManual: false }]);
     expect(backups.calls).toEqual(['POST retention preview']);
 
-    // The preview is of the limits it was asked with; other limits need another.
-    await user.type(keepLast, '0');
-    expect(form.queryByText('This policy would delete 2 backups now')).not.toBeInTheDocument();
+    // Once shown, the preview follows the limits as they are typed, asking when typing pauses.
+    await user.type(keepLast, '05');
+    expect(await form.findByText('This policy would delete nothing now')).toBeInTheDocument();
+    expect(backups.bodies).toEqual([
+      { keepLast: 2, keepDays: null, includeManual: false },
+      { keepLast: 205, keepDays: null, includeManual: false },
+    ]);
+    await user.click(form.getByRole('button', { name: 'Hide preview' }));
+    expect(form.queryByText('This policy would delete nothing now')).not.toBeInTheDocument();
+  });
+
+  it('follows the edited and the saved policy, and the backups it is about', async () => {
+    const doomed = [aBackup({ id: 'b-1', sizeBytes: 1_000_000 }), aBackup({ id: 'b-2', sizeBytes: 2_000_000 })];
+    const { user, backups, store } = openSchedule({
+      backups: doomed,
+      // Keeping the last 1 of 3 deletes what is left of the two oldest.
+      preview: ({ keepLast }) => {
+        const gone = keepLast === 1 ? backups.state.backups : [];
+        return { wouldDelete: gone, keptCount: 1, freedBytes: gone.reduce((sum, b) => sum + (b.sizeBytes ?? 0), 0) };
+      },
+    });
+    const form = await section();
     await user.click(form.getByRole('button', { name: 'Preview retention' }));
     expect(await form.findByText('This policy would delete nothing now')).toBeInTheDocument();
-    await waitFor(() =>
-      expect(backups.bodies).toEqual([
-        { keepLast: 2, keepDays: null, includeManual: false },
-        { keepLast: 20, keepDays: null, includeManual: false },
-      ]),
-    );
+
+    const keepLast = form.getByRole('textbox', { name: 'Keep the last N backups' });
+    await user.clear(keepLast);
+    await user.type(keepLast, '1');
+    expect(await form.findByText('This policy would delete 2 backups now')).toBeInTheDocument();
+
+    await user.click(form.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText('Schedule saved')).toBeInTheDocument();
+    expect(form.getByText('This policy would delete 2 backups now')).toBeInTheDocument();
+
+    // A backup deleted elsewhere is no longer among those the saved policy would delete.
+    backups.state.backups = backups.state.backups.filter((b) => b.id !== 'b-1');
+    act(() => {
+      store.dispatch(hubEvent('BackupDeleted', { id: 'b-1', instanceId: 'i-1' }, 't'));
+    });
+    expect(await form.findByText('This policy would delete 1 backup now')).toBeInTheDocument();
+    expect(form.getByText(`${formatBytes(2_000_000)} freed, 1 backup kept.`)).toBeInTheDocument();
   });
 });
