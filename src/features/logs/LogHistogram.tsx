@@ -2,11 +2,11 @@ import { Box, HStack, Text } from '@chakra-ui/react';
 import { logLevels } from '../../../contracts/logLevels';
 import { formatDateTime } from '../../components/DateTime';
 import { levelLooks } from './logLevelLooks';
-import { useLogHistogramQuery, type LogFilterArgs } from './logsApi';
+import { useLogHistogramQuery, whenOpened, type LogFilterArgs } from './logsApi';
 
 /** Entries per level over the chosen range; a bar is a button that zooms to its slice. */
 export default function LogHistogram({ filters, from, to, onZoom }: { filters: LogFilterArgs; from: string; to: string; onZoom: (from: string, to: string) => void }) {
-  const { data, isError } = useLogHistogramQuery({ ...filters, from, to, buckets: 60 });
+  const { data, isError } = useLogHistogramQuery({ ...filters, from, to, buckets: 60 }, whenOpened);
   if (isError) return <Text color="fg.muted">The level histogram could not be loaded.</Text>;
   if (!data) return <Box h="16" aria-hidden />;
   const totals = data.buckets.map((b) => Object.values(b.counts).reduce((sum, n) => sum + n, 0));

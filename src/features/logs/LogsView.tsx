@@ -14,7 +14,7 @@ import { useInstancesQuery } from '../instances/instancesApi';
 import { useHubGroup } from '../realtime/useHubGroup';
 import { defaultRange, quickRanges, resolveFilters, urlFilterNames } from './logFilters';
 import { levelLooks } from './logLevelLooks';
-import { filterQuery, useLogSizeQuery, useLogsInfiniteQuery } from './logsApi';
+import { filterQuery, useLogSizeQuery, useLogsInfiniteQuery, whenOpened } from './logsApi';
 import { clearLogsRequested } from './logsSaga';
 import { liveToggled, tailClosed, tailHeld, tailOpened, tailReleased } from './logsSlice';
 import { LogTable } from './LogTable';
@@ -63,8 +63,8 @@ export function LogsView({ instanceId: fixedInstance, prefix = '' }: { instanceI
   useEffect(() => () => void dispatch(tailClosed()), [dispatch]);
 
   const tail = useAppSelector((state) => state.logsTail);
-  const pages = useLogsInfiniteQuery(filters);
-  const size = useLogSizeQuery();
+  const pages = useLogsInfiniteQuery(filters, whenOpened);
+  const size = useLogSizeQuery(undefined, whenOpened);
   const instances = useInstancesQuery({ page: 1, pageSize: 200 }, { skip: !!fixedInstance });
   const instanceNames = useMemo(() => new Map((instances.data?.items ?? []).map((i) => [i.id, i.name])), [instances.data]);
 

@@ -21,6 +21,12 @@ export interface ClearLogsArgs {
 
 export const logPageSize = 200;
 
+/**
+ * How a log view reads: afresh each time it opens. Its live tail only hears entries while it is
+ * open, so cached pages would miss what was written while the reader was on another screen.
+ */
+export const whenOpened = { refetchOnMountOrArgChange: true } as const;
+
 const list = { type: 'Log', id: 'LIST' } as const;
 
 /** The query string of a filter (for the export link), without empty values. */

@@ -5,7 +5,7 @@ import type { LogEntry } from '../../../../contracts/logs';
 import { hubEvent } from '../../../../src/features/realtime/realtimeSlice';
 import { admin, regular } from '../../fixtures';
 import { meHandler } from '../../handlers/authHandlers';
-import { aLogEntry, anInstance, instancesListHandler } from '../../handlers/instancesHandlers';
+import { aLogEntry, allGroupsHandler, anInstance, instancesListHandler } from '../../handlers/instancesHandlers';
 import { logsServer } from '../../handlers/logsHandlers';
 import { pageOf } from '../../handlers/pages';
 import { setupMsw } from '../../msw';
@@ -152,6 +152,24 @@ describe('LogsPage', () => {
     expect(within(dialog).getByLabelText('Properties')).toHaveTextContent('"backupId": "b-1"');
     expect(within(dialog).getByRole('link', { name: 'Open the backups of this instance' })).toHaveAttribute('href', '/instances/i-2/backups/database');
     expect(within(dialog).getByRole('button', { name: 'Copy properties' })).toBeInTheDocument();
+  });
+
+  it('shows on coming back what was written and pushed while the person was on another screen, in a fixed window too', async () => {
+    const window = '/logs?range=custom&from=2020-01-01T00:00:00.000Z';
+    const { fake, router, store } = openLogs(admin, window);
+    server.use(allGroupsHandler([]));
+    await waitFor(() => expect(messages()).toHaveLength(4), firstRender);
+    await act(() => router.navigate('/instances'));
+    await screen.findByRole('heading', { level: 1, name: 'Instances' }, firstRender);
+    // Stored by the server, and pushed while no log view was open to take it.
+    const meanwhile = aLogEntry({ id: 30, timestamp: new Date().toISOString(), level: 'error', instanceId: 'i-1', message: 'written meanwhile' });
+    fake.state.entries = [meanwhile, ...log];
+    act(() => {
+      store.dispatch(hubEvent('LogsAppended', { instanceId: 'i-1', entries: [meanwhile], skipped: 0 }, 't'));
+    });
+    await act(() => router.navigate(window));
+    await waitFor(() => expect(messages()).toEqual(['written meanwhile', 'billing down', 'checkpoints too frequent', 'server started', 'ready to accept connections']));
+    expect(screen.getByText(/5 matching entries/)).toBeInTheDocument();
   });
 
   it('says when no entry matches', async () => {
