@@ -169,6 +169,7 @@ export function ConfigurationForm({ instanceId, config }: ConfigurationFormProps
                     parameter={parameter}
                     value={edits[parameter.name] ?? parameter.value}
                     changed={parameter.name in edits}
+                    pending={config.pendingRestart.includes(parameter.name)}
                     problem={problems[parameter.name] ?? null}
                     serverErrors={serverErrors[parameter.name]}
                     onChange={change}

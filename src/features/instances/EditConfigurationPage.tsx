@@ -58,7 +58,11 @@ export function EditConfigurationPage() {
       <Stack gap="6">
         <PendingRestart instance={instance} pending={config.data.pendingRestart} />
         <ConfigurationForm key={id} instanceId={id} config={config.data} />
-        <RevisionsSection instance={{ id, name: instance?.name ?? id }} currentRevision={config.data.revision} />
+        <RevisionsSection
+          instance={{ id, name: instance?.name ?? id }}
+          currentRevision={config.data.revision}
+          units={new Map(config.data.parameters.map((parameter) => [parameter.name, parameter.unit]))}
+        />
       </Stack>
     );
   } else if (errorStatus(config.error) === 404) {

@@ -9,6 +9,8 @@ interface ParameterRowProps {
   /** What the editor shows: the value typed, else the saved one. */
   value: string;
   changed: boolean;
+  /** A saved value of it waits for a restart: the value shown is the one still running. */
+  pending: boolean;
   /** The value's local problem (bounds, type), checked as it is typed. */
   problem: string | null;
   /** What the server said about the value at the last save. */
@@ -81,7 +83,7 @@ function Editor({ parameter, value, onChange }: Pick<ParameterRowProps, 'paramet
 }
 
 /** One parameter: its name, what it does, how it applies, and the editor its type calls for. */
-export const ParameterRow = memo(function ParameterRow({ parameter, value, changed, problem, serverErrors, onChange }: ParameterRowProps) {
+export const ParameterRow = memo(function ParameterRow({ parameter, value, changed, pending, problem, serverErrors, onChange }: ParameterRowProps) {
   const messages = [...(problem ? [problem] : []), ...(serverErrors ?? [])];
   const bounds = parameter.type === 'integer' || parameter.type === 'real' ? boundsText(parameter) : null;
   const facts = [`Default: ${parameter.default === null ? 'none' : quoteValue(parameter.default)}`, bounds && `Range: ${bounds}`];
@@ -97,6 +99,11 @@ export const ParameterRow = memo(function ParameterRow({ parameter, value, chang
               </Field.Label>
               <ApplyBadge apply={parameter.apply} />
               <PolicyBadge parameter={parameter} />
+              {pending && (
+                <Badge colorPalette="orange" variant="solid" title="A saved value takes effect at the next restart; the value shown is the running one">
+                  pending restart
+                </Badge>
+              )}
               {changed && (
                 <Badge colorPalette="blue" variant="solid">
                   changed

@@ -1,5 +1,5 @@
 import { Badge, Button, Code, HStack, List, Text } from '@chakra-ui/react';
-import type { ConfigRevision, Instance } from '../../../contracts/instances';
+import type { ConfigParameter, ConfigRevision, Instance } from '../../../contracts/instances';
 import { useAppDispatch } from '../../app/hooks';
 import type { Column } from '../../components/DataTable';
 import { DateTime } from '../../components/DateTime';
@@ -7,20 +7,23 @@ import { PagedTable } from '../../components/PagedTable';
 import { Section } from '../../components/Section';
 import { useListParams } from '../../components/useListParams';
 import { useConfigRevisionsQuery } from './configApi';
-import { quoteValue } from './configDraft';
+import { inUnit } from './configDraft';
 import { revisionRestoreRequested } from './configurationSaga';
 
 /** A revision's changes are listed up to this many; the rest are counted. */
 const changesShown = 5;
 
-function Changes({ changes }: { changes: ConfigRevision['changes'] }) {
+/** A parameter's unit by its name, so a revision reads like the review did (`16384 8kB → 8192 8kB`, not `16384 → 64MB`). */
+type Units = ReadonlyMap<string, ConfigParameter['unit']>;
+
+function Changes({ changes, units }: { changes: ConfigRevision['changes']; units: Units }) {
   if (changes.length === 0) return <Text color="fg.muted">No changes</Text>;
   const more = changes.length - changesShown;
   return (
     <List.Root gap="0.5" listStyleType="none" fontSize="sm">
       {changes.slice(0, changesShown).map(({ name, from, to }) => (
         <List.Item key={name}>
-          <Code>{name}</Code>: {from === null ? 'default' : quoteValue(from)} → {quoteValue(to)}
+          <Code>{name}</Code>: {from === null ? 'default' : inUnit(from, units.get(name) ?? null)} → {inUnit(to, units.get(name) ?? null)}
         </List.Item>
       ))}
       {more > 0 && <List.Item color="fg.muted">and {more} more</List.Item>}
@@ -29,7 +32,7 @@ function Changes({ changes }: { changes: ConfigRevision['changes'] }) {
 }
 
 /** Every saved change of the configuration, newest first; an older one can be restored. */
-export function RevisionsSection({ instance, currentRevision }: { instance: Pick<Instance, 'id' | 'name'>; currentRevision: number }) {
+export function RevisionsSection({ instance, currentRevision, units }: { instance: Pick<Instance, 'id' | 'name'>; currentRevision: number; units: Units }) {
   const dispatch = useAppDispatch();
   const list = useListParams({ prefix: 'revisions' });
   const revisions = useConfigRevisionsQuery({ instanceId: instance.id, page: list.params.page, pageSize: list.params.pageSize });
@@ -51,7 +54,7 @@ export function RevisionsSection({ instance, currentRevision }: { instance: Pick
     },
     { key: 'createdAt', header: 'Saved', cell: ({ createdAt }) => <DateTime value={createdAt} /> },
     { key: 'author', header: 'By', cell: ({ author }) => author ?? 'Warden' },
-    { key: 'changes', header: 'Changes', cell: ({ changes }) => <Changes changes={changes} /> },
+    { key: 'changes', header: 'Changes', cell: ({ changes }) => <Changes changes={changes} units={units} /> },
     {
       key: 'actions',
       header: 'Actions',

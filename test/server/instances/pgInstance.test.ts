@@ -96,6 +96,25 @@ describe('a PostgreSQL instance', () => {
     expect((await world.call('GET', `/instances/${alpha.id}/config`)).json().pendingRestart).toEqual([]);
   });
 
+  it('reports a restart-only change saved without a reload or a restart as pending, and a reload-only one not', async () => {
+    const res = await world.call('PUT', `/instances/${alpha.id}/config`, { parameters: { max_connections: '120', work_mem: '8MB' }, apply: 'none' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ reload: ['work_mem'], restart: ['max_connections'], applied: 'none' });
+    const config = (await world.call('GET', `/instances/${alpha.id}/config`)).json() as InstanceConfig;
+    expect(config.pendingRestart).toEqual(['max_connections']);
+    await world.service().refresh(alpha.id);
+    expect((await world.instance(alpha.id)).health.checks).toContainEqual(
+      expect.objectContaining({ name: 'pending restart', level: 'warn', message: 'waiting for a restart: max_connections' }),
+    );
+
+    expect((await world.call('POST', `/instances/${alpha.id}/restart`, {})).statusCode).toBe(202);
+    await world.service().idle();
+    await client.end();
+    client = await connect(alpha);
+    expect((await client.query('show max_connections')).rows[0].max_connections).toBe('120');
+    expect((await world.call('GET', `/instances/${alpha.id}/config`)).json().pendingRestart).toEqual([]);
+  });
+
   it('refuses invalid configuration with an error per parameter and changes nothing', async () => {
     const res = await world.call('PUT', `/instances/${alpha.id}/config`, {
       parameters: { work_mem: 'lots', max_connections: '-5', no_such_parameter: '1', port: '5432', wal_level: 'loud' },

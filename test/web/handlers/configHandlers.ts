@@ -1,5 +1,6 @@
 import { http, HttpResponse } from 'msw';
 import type { ConfigParameter, ConfigRevision, InstanceConfig, UpdateConfigRequest, UpdateConfigResponse } from '../../../contracts/instances';
+import type { ApplyChoice } from '../../../src/features/instances/configApi';
 import { problem } from '../msw';
 import { aParameter, anInstance } from './instancesHandlers';
 import { pageOf } from './pages';
@@ -86,11 +87,14 @@ export function configServer({
   const calls: string[] = [];
   const bodies: unknown[] = [];
 
-  const save = (values: Record<string, string>): UpdateConfigResponse => {
+  // Like pg: a restart-only change saved without a restart waits for one.
+  const save = (values: Record<string, string>, apply: ApplyChoice = 'reload'): UpdateConfigResponse => {
     const changed = state.config.parameters.filter((parameter) => parameter.name in values);
+    const restart = changed.filter((parameter) => parameter.apply === 'restart').map(({ name }) => name);
     state.config = {
       ...state.config,
       revision: state.config.revision + 1,
+      pendingRestart: apply === 'restart' ? state.config.pendingRestart : [...new Set([...state.config.pendingRestart, ...restart])].sort(),
       parameters: state.config.parameters.map((parameter) =>
         parameter.name in values ? { ...parameter, value: values[parameter.name] } : parameter,
       ),
@@ -104,8 +108,8 @@ export function configServer({
     return {
       revision: state.config.revision,
       reload: changed.filter(({ apply }) => apply === 'reload').map(({ name }) => name),
-      restart: changed.filter(({ apply }) => apply === 'restart').map(({ name }) => name),
-      applied: 'reloaded',
+      restart,
+      applied: ({ none: 'none', reload: 'reloaded', restart: 'restarting' } as const)[apply],
     };
   };
 
@@ -116,7 +120,7 @@ export function configServer({
       const body = (await request.json()) as UpdateConfigRequest;
       calls.push('PUT config');
       bodies.push(body);
-      return answer(body) ?? HttpResponse.json(save(body.parameters));
+      return answer(body) ?? HttpResponse.json(save(body.parameters, body.apply));
     }),
     http.get('/instances/:id/config/revisions', ({ request }) => {
       const query = new URL(request.url).searchParams;

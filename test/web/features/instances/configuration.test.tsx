@@ -1,6 +1,7 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { UpdateConfigRequest } from '../../../../contracts/instances';
+import { hubEvent } from '../../../../src/features/realtime/realtimeSlice';
 import { admin } from '../../fixtures';
 import { meHandler } from '../../handlers/authHandlers';
 import { configServer, pgParameters } from '../../handlers/configHandlers';
@@ -153,6 +154,42 @@ describe('EditConfigurationPage: saving', () => {
 
     await waitFor(() => expect(fake.bodies).toHaveLength(1));
     expect(fake.bodies[0]).toEqual({ parameters: { max_connections: '200', log_min_messages: 'error' }, apply: 'none' });
+  });
+
+  it('marks a restart-only change saved without a restart as waiting for one, until the restart', async () => {
+    const { user, fake, store } = openConfiguration();
+    await screen.findByLabelText('max_connections');
+    expect(screen.queryByText(/waits? for a restart/)).not.toBeInTheDocument();
+    await typeInto(user, 'max_connections', '200');
+    await user.click(screen.getByRole('button', { name: 'Review changes (1)' }));
+    const dialog = within(await screen.findByRole('dialog', { name: 'Review changes' }));
+    await user.click(dialog.getByRole('radio', { name: 'Save only' }));
+    await user.click(dialog.getByRole('button', { name: 'Save only' }));
+
+    const notice = within((await screen.findByText('1 saved change waits for a restart')).closest<HTMLElement>('[role="status"]')!);
+    expect(notice.getByText('max_connections')).toBeInTheDocument();
+    expect(rowOf('max_connections').getByText('pending restart')).toBeInTheDocument();
+    expect(rowOf('work_mem').queryByText('pending restart')).not.toBeInTheDocument();
+
+    await user.click(notice.getByRole('button', { name: 'Restart now' }));
+    await user.click(within(await screen.findByRole('dialog', { name: 'Restart orders?' })).getByRole('button', { name: 'Restart' }));
+    await waitFor(() => expect(fake.calls).toContain('POST restart'));
+    // The restart finishes: what ran is what was saved, and nothing waits any more.
+    fake.state.config = { ...fake.state.config, pendingRestart: [] };
+    act(() => {
+      store.dispatch(hubEvent('OperationCompleted', { instanceId: 'i-1', kind: 'restart', ok: true, error: null, detail: null }, 't'));
+    });
+    await waitFor(() => expect(screen.queryByText('1 saved change waits for a restart')).not.toBeInTheDocument());
+    expect(rowOf('max_connections').queryByText('pending restart')).not.toBeInTheDocument();
+  });
+
+  it('shows both sides of a change in the parameter’s unit, whatever unit was typed', async () => {
+    const { user } = openConfiguration();
+    await screen.findByLabelText('work_mem');
+    await typeInto(user, 'work_mem', '64MB');
+    await user.click(screen.getByRole('button', { name: 'Review changes (1)' }));
+    const dialog = within(await screen.findByRole('dialog', { name: 'Review changes' }));
+    expect(within(dialog.getByRole('region', { name: 'Applied by a reload' })).getByRole('listitem')).toHaveTextContent('work_mem: 4096 kB → 65536 kB');
   });
 
   it('shows the server’s refusals on their rows and keeps everything typed', async () => {

@@ -45,7 +45,7 @@ describe('EditConfigurationPage: revisions', () => {
     const table = await screen.findByRole('table', { name: 'Revisions' });
     const rows = within(table).getAllByRole('row').slice(1);
     expect(rows.map((row) => cellsOf(row).slice(0, 4).join(' | '))).toEqual([
-      expect.stringMatching(/^2current \| 03\/04\/25 \d\d:\d\d \| ada@example.com \| work_mem: 4096 → 8192$/),
+      expect.stringMatching(/^2current \| 03\/04\/25 \d\d:\d\d \| ada@example.com \| work_mem: 4096 kB → 8192 kB$/),
       expect.stringMatching(/^1 \| 03\/01\/25 \d\d:\d\d \| Warden \| max_connections: default → 200$/),
     ]);
     expect(fake.calls).toContain('GET revisions page=1 pageSize=25');
@@ -61,6 +61,14 @@ describe('EditConfigurationPage: revisions', () => {
     await waitFor(() => expect(store.getState().ui.toasts).toEqual([expect.objectContaining({ summary: 'Revision 1 restored (revision 3)' })]));
     // The restore is the newest revision now.
     await waitFor(() => expect(cellsOf(within(screen.getByRole('table', { name: 'Revisions' })).getAllByRole('row')[1])[0]).toBe('3current'));
+  });
+
+  it('shows both sides of a change in the parameter’s unit, as the engine reported one and the person typed the other', async () => {
+    openConfiguration({
+      revisions: [aRevision({ revision: 1, changes: [{ name: 'work_mem', from: '4096', to: '16MB' }], parameters: { work_mem: '16MB' } })],
+    });
+    const table = await screen.findByRole('table', { name: 'Revisions' });
+    expect(within(table).getByText('work_mem').closest('li')).toHaveTextContent('work_mem: 4096 kB → 16384 kB');
   });
 
   it('restores nothing when the confirmation is refused', async () => {
