@@ -1,5 +1,6 @@
 import type { ConfigChange, Instance, InstanceConfig, InstanceStatus, OperationCompletedPayload, UpdateConfigResponse } from '../../contracts/instances';
 import type { InstanceType } from '../../contracts/instanceValues';
+import { inUnit } from '../../contracts/parameterUnits';
 import type { InstanceRow } from '../db/instances';
 import type { Engine, InstanceRuntime } from '../engines/engine';
 import { mayEdit, parameterPolicy, policyErrors, refusal } from '../engines/parameterPolicy';
@@ -121,7 +122,9 @@ export class InstanceService extends InstanceContext {
       if (Object.keys(errors).length > 0) throw validationProblem(errors);
       // The previous value as the console saved it (with its unit), else the engine's current setting.
       const saved = await revisionParameters(this.deps.db, id);
-      const before = new Map((await engine.parameters(rt)).map((p) => [p.name, saved[p.name] ?? p.value]));
+      const parameters = await engine.parameters(rt);
+      const before = new Map(parameters.map((p) => [p.name, saved[p.name] ?? p.value]));
+      const units = new Map(parameters.map((p) => [p.name, p.unit]));
       result = await engine.apply(rt, changes);
       const diff: ConfigChange[] = Object.entries(changes).map(([name, to]) => ({ name, from: before.get(name) ?? null, to }));
       revision = await recordRevision(this.deps.db, id, author, this.deps.clock(), changes, Object.fromEntries(diff.map((d) => [d.name, d.from])));
@@ -129,7 +132,10 @@ export class InstanceService extends InstanceContext {
         level: 'information',
         instanceId: id,
         handler: 'config',
-        message: `Revision ${revision} saved: ${diff.map((d) => `${d.name} ${d.from ?? '(unset)'} → ${d.to}`).join(', ')}`,
+        // Both sides in the parameter's unit, as the review showed them (`16384 8kB → 8192 8kB`, not `16384 → 64MB`).
+        message: `Revision ${revision} saved: ${diff
+          .map(({ name, from, to }) => `${name} ${from === null ? '(unset)' : inUnit(from, units.get(name) ?? null)} → ${inUnit(to, units.get(name) ?? null)}`)
+          .join(', ')}`,
         properties: { revision, author },
       });
     } finally {

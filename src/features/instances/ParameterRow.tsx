@@ -2,7 +2,8 @@ import { Badge, Box, Button, Field, HStack, Input, InputGroup, Stack, Switch, Te
 import { memo } from 'react';
 import { Select } from '../../components/Select';
 import type { ConfigParameter } from '../../../contracts/instances';
-import { boolValue, boundsText, isOn, quoteValue } from './configDraft';
+import { quoteValue } from '../../../contracts/parameterUnits';
+import { boolValue, boundsText, isOn } from './configDraft';
 
 interface ParameterRowProps {
   parameter: ConfigParameter;

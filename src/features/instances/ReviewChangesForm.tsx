@@ -2,7 +2,8 @@ import { Code, Heading, List, RadioGroup, Stack, Text } from '@chakra-ui/react';
 import { useState } from 'react';
 import { DialogForm } from '../../components/FormDialog';
 import type { ApplyChoice } from './configApi';
-import { inUnit, type Change } from './configDraft';
+import { inUnit } from '../../../contracts/parameterUnits';
+import type { Change } from './configDraft';
 
 const labels: Record<ApplyChoice, string> = {
   none: 'Save only',

@@ -7,7 +7,7 @@ import { PagedTable } from '../../components/PagedTable';
 import { Section } from '../../components/Section';
 import { useListParams } from '../../components/useListParams';
 import { useConfigRevisionsQuery } from './configApi';
-import { inUnit } from './configDraft';
+import { inUnit } from '../../../contracts/parameterUnits';
 import { revisionRestoreRequested } from './configurationSaga';
 
 /** A revision's changes are listed up to this many; the rest are counted. */

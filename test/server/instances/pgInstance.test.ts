@@ -100,6 +100,13 @@ describe('a PostgreSQL instance', () => {
     const res = await world.call('PUT', `/instances/${alpha.id}/config`, { parameters: { max_connections: '120', work_mem: '8MB' }, apply: 'none' });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ reload: ['work_mem'], restart: ['max_connections'], applied: 'none' });
+    // Revisions' log lines show both sides in the parameter's unit, as the review did: shared_buffers
+    // (counted in 8kB) read `16384 → 64MB` when an earlier test set it to 64MB.
+    const logged = (await world.db.selectFrom('logs').select('message').where('instance_id', '=', alpha.id).where('handler', '=', 'config').execute()).map(
+      (entry) => entry.message,
+    );
+    expect(logged).toContainEqual(expect.stringMatching(/saved: shared_buffers 16384 8kB → 8192 8kB$/));
+    expect(logged).toContainEqual(expect.stringMatching(/saved: max_connections 100 → 120, work_mem 8192 kB → 8192 kB$/));
     const config = (await world.call('GET', `/instances/${alpha.id}/config`)).json() as InstanceConfig;
     expect(config.pendingRestart).toEqual(['max_connections']);
     await world.service().refresh(alpha.id);

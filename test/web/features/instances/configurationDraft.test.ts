@@ -1,13 +1,13 @@
 import {
   boolValue,
   changesOf,
-  inUnit,
   editsFromRaw,
   formatRaw,
   parseRaw,
   valueProblem,
   withValue,
 } from '../../../../src/features/instances/configDraft';
+import { inUnit } from '../../../../contracts/parameterUnits';
 import { pgParameters } from '../../handlers/configHandlers';
 import { aParameter } from '../../handlers/instancesHandlers';
 
