@@ -3,7 +3,7 @@ import type { Health, HealthCheck, Instance, InstanceStatus, OperationKind } fro
 import type { InstanceType } from '../../contracts/instanceValues';
 import type { PageOf } from '../../contracts/page';
 import type { GroupInstances, InstanceRef } from './groups';
-import { contains, escapeLike, offsetOf, pageOf, parseSort, type PageWindow, type SortKey } from './paging';
+import { contains, escapeLike, knownTotal, offsetOf, pageOf, parseSort, type PageWindow, type SortKey } from './paging';
 import type { Db, InstancesTable } from './schema';
 
 export type InstanceRow = Selectable<InstancesTable>;
@@ -129,19 +129,19 @@ export async function listInstances(db: Db, query: InstanceListQuery): Promise<P
   else if (query.groupId) base = base.where('instances.group_id', '=', query.groupId);
 
   const { field, direction } = parseSort(query.sort ?? 'name');
-  const [{ total }, rows] = await Promise.all([
-    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-    base
-      .leftJoin('groups', 'groups.id', 'instances.group_id')
-      .leftJoin('metric_series', 'metric_series.instance_id', 'instances.id')
-      .selectAll('instances')
-      .select(['groups.name as group_name', 'metric_series.size_bytes as size_bytes'])
-      .orderBy(sortColumns[field], direction)
-      .orderBy('instances.name', 'asc')
-      .limit(query.pageSize)
-      .offset(offsetOf(query))
-      .execute(),
-  ]);
+  const rows = await base
+    .leftJoin('groups', 'groups.id', 'instances.group_id')
+    .leftJoin('metric_series', 'metric_series.instance_id', 'instances.id')
+    .selectAll('instances')
+    .select(['groups.name as group_name', 'metric_series.size_bytes as size_bytes'])
+    .orderBy(sortColumns[field], direction)
+    .orderBy('instances.name', 'asc')
+    .limit(query.pageSize)
+    .offset(offsetOf(query))
+    .execute();
+  const total =
+    knownTotal(query, rows.length) ??
+    (await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()).total;
   return pageOf(query, total, rows.map(toInstance));
 }
 
@@ -230,11 +230,9 @@ export const groupInstancesFromTable: GroupInstances = {
   },
   async instancesOfGroup(db, groupId, window): Promise<PageOf<InstanceRef>> {
     const base = db.selectFrom('instances').where('group_id', '=', groupId);
-    const [{ n }, rows] = await Promise.all([
-      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-      base.select(['id', 'name', 'type', 'status']).orderBy('name').limit(window.pageSize).offset(offsetOf(window)).execute(),
-    ]);
-    return pageOf(window, n, rows);
+    const rows = await base.select(['id', 'name', 'type', 'status']).orderBy('name').limit(window.pageSize).offset(offsetOf(window)).execute();
+    const total = knownTotal(window, rows.length) ?? (await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
+    return pageOf(window, total, rows);
   },
   async moveInstancesOutOfGroup(db, groupId) {
     const result = await db.updateTable('instances').set({ group_id: null }).where('group_id', '=', groupId).executeTakeFirst();

@@ -6,7 +6,7 @@ import type { Instance } from '../../../contracts/instances';
 import type { PageOf } from '../../../contracts/page';
 import { buildApp } from '../../../server/app';
 import { addMembers, createGroup } from '../../../server/db/groups';
-import { insertInstance } from '../../../server/db/instances';
+import { deleteInstanceRow, findInstance, insertInstance } from '../../../server/db/instances';
 import { insertLogEntries } from '../../../server/db/logs';
 import { debianEngineBinaries } from '../../../server/engines/detect';
 import type { HubEvent } from '../../../server/hub/bus';
@@ -88,6 +88,46 @@ describe('GET /instances', () => {
     expect(page.items[0]).toMatchObject({ name: 'scratch', groupName: null, host: '127.0.0.1' });
     expectProblem(await call(cookies.admin, 'GET', '/instances?sort=port'), 400);
     expectProblem(await call(cookies.admin, 'GET', '/instances?status=sleeping'), 400);
+  });
+
+  it('tells the total on full, short, exact and past-the-end pages, filtered or not', async () => {
+    const page = async (cookie: string, query: string) => {
+      const { items, ...rest } = (await call(cookie, 'GET', `/instances?${query}`)).json() as PageOf<Instance>;
+      return { names: items.map((i) => i.name), ...rest };
+    };
+    expect(await page(cookies.admin, 'pageSize=2')).toEqual({ names: ['catalog', 'config-store'], total: 5, page: 1, pageSize: 2 });
+    expect(await page(cookies.admin, 'pageSize=5')).toMatchObject({ total: 5 });
+    expect(await page(cookies.admin, 'pageSize=4&page=2')).toEqual({ names: ['scratch'], total: 5, page: 2, pageSize: 4 });
+    expect(await page(cookies.admin, 'pageSize=2&page=9')).toEqual({ names: [], total: 5, page: 9, pageSize: 2 });
+    expect(await page(cookies.admin, 'pageSize=5&page=2')).toEqual({ names: [], total: 5, page: 2, pageSize: 5 });
+    expect(await page(cookies.member, 'pageSize=1&status=running')).toEqual({ names: ['config-store'], total: 2, page: 1, pageSize: 1 });
+    expect(await page(cookies.member, `pageSize=1&page=3&groupId=${groupA}`)).toEqual({ names: ['orders'], total: 3, page: 3, pageSize: 1 });
+    expect(await page(cookies.member, `groupId=${groupB}`)).toEqual({ names: [], total: 0, page: 1, pageSize: 25 });
+    expect(await page(cookies.admin, `groupId=${groupA}&status=running&search=OR`)).toMatchObject({ names: ['config-store', 'orders'], total: 2 });
+
+    const groupPage = async (query: string) => {
+      const { items, ...rest } = (await call(cookies.member, 'GET', `/groups/${groupA}/instances?${query}`)).json() as PageOf<Instance>;
+      return { names: items.map((i) => i.name), ...rest };
+    };
+    expect(await groupPage('pageSize=2')).toEqual({ names: ['config-store', 'ledger'], total: 3, page: 1, pageSize: 2 });
+    expect(await groupPage('pageSize=2&page=2')).toEqual({ names: ['orders'], total: 3, page: 2, pageSize: 2 });
+    expect(await groupPage('pageSize=3&page=2')).toEqual({ names: [], total: 3, page: 2, pageSize: 3 });
+  });
+
+  it('sends each instance exactly as the handler made it: the response schema drops or changes nothing', async () => {
+    const id = await row('schema-check', {
+      group_id: groupB, status: 'offline', status_reason: 'exited with code 1', health_level: 'error', description: 'Ünïcode "quoted" \\ text',
+      health_checks: JSON.stringify([{ name: 'reachable', level: 'error', message: 'connection refused' }]),
+      last_backup_at: '2030-01-03T00:00:00.000Z', created_by: 'admin@example.com', operation_kind: 'restart', operation_started_at: '2030-01-04T00:00:00.000Z',
+    });
+    try {
+      const sent = (await call(cookies.admin, 'GET', '/instances?search=schema-check')).json() as PageOf<Instance>;
+      const made = await findInstance(h.db, id);
+      expect(sent.items).toEqual([JSON.parse(JSON.stringify(made))]);
+      expect(sent.items[0]).toMatchObject({ groupName: 'search', sizeBytes: null, operation: { kind: 'restart' } });
+    } finally {
+      await deleteInstanceRow(h.db, id);
+    }
   });
 });
 
