@@ -1,4 +1,4 @@
-import { createSystem, defaultConfig, defineConfig, type SystemStyleObject } from '@chakra-ui/react';
+import { createSystem, defaultBaseConfig, defineConfig, type SystemStyleObject } from '@chakra-ui/react';
 import {
   comboboxAnatomy,
   dialogAnatomy,
@@ -8,6 +8,7 @@ import {
   selectAnatomy,
   tooltipAnatomy,
 } from '@chakra-ui/react/anatomy';
+import { chakraTheme } from './chakraTheme';
 
 /** SPEC §9's stacking values; Chakra's defaults put dialogs and menus at 1500, tooltips at 1800. */
 export const stacking = { modal: 1100, overlay: 1000, menu: 1000, tooltip: 1100 } as const;
@@ -139,4 +140,4 @@ export const themeConfig = defineConfig({
   },
 });
 
-export const system = createSystem(defaultConfig, themeConfig);
+export const system = createSystem(defaultBaseConfig, chakraTheme, themeConfig);
