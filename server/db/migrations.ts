@@ -365,10 +365,34 @@ const migrations: Record<string, Migration> = {
   },
 };
 
-/** Brings the store's schema up to date; throws when a migration fails. */
+/** Kysely's migrator over this build's migrations. */
+export const migratorOf = <DB>(db: Kysely<DB>) => new Migrator({ db, provider: { getMigrations: async () => migrations } });
+
+/** The migrations this build knows, in the order they run. */
+export const migrationNames = Object.keys(migrations).sort();
+
+/**
+ * Whether the store already holds exactly the migrations this build knows: one read of Kysely's
+ * own bookkeeping table, where the migrator would create its tables, take its lock and compare
+ * every migration. A store without the table (a new one) is not up to date.
+ */
+async function isUpToDate<DB>(db: Kysely<DB>): Promise<boolean> {
+  try {
+    const { rows } = await sql<{ applied: number | string; latest: string | null }>`
+      select count(*) as applied, max(name) as latest from kysely_migration`.execute(db);
+    return Number(rows[0].applied) === migrationNames.length && rows[0].latest === migrationNames.at(-1);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Brings the store's schema up to date; throws when a migration fails. A store already at this
+ * build's version is left alone, so a restart of an up-to-date server costs one query.
+ */
 export async function migrateToLatest<DB>(db: Kysely<DB>): Promise<void> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
-  const { error, results } = await migrator.migrateToLatest();
+  if (await isUpToDate(db)) return;
+  const { error, results } = await migratorOf(db).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`Store migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, {

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { migrateToLatest } from '../../server/db/migrations';
+import SQLite from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import { migrateToLatest, migrationNames, migratorOf } from '../../server/db/migrations';
 import { openDb } from '../../server/db/open';
 import { insertSession } from '../../server/db/sessions';
 import { createUser, DuplicateEmailError, findByEmail } from '../../server/db/users';
@@ -27,6 +29,23 @@ describe('the store', () => {
     const reopened = openDb({ dataDir });
     expect((await findByEmail(reopened, 'A@example.com'))?.email).toBe('a@example.com');
     await reopened.destroy();
+  });
+
+  it('migrates a store behind this build, and leaves an up-to-date one alone after one query', async () => {
+    const queries: string[] = [];
+    const file = new SQLite(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'warden-store-')), 'warden.sqlite'));
+    const db = new Kysely({ dialect: new SqliteDialect({ database: file }), log: (event) => void queries.push(event.query.sql) });
+    // A store one migration behind this build: the migrator finds and applies the missing one.
+    const [last, beforeLast] = [migrationNames.at(-1)!, migrationNames.at(-2)!];
+    expect((await migratorOf(db).migrateTo(beforeLast)).error).toBeUndefined();
+    await migrateToLatest(db);
+    expect(file.prepare('select name from kysely_migration where name = ?').get(last)).toEqual({ name: last });
+
+    queries.length = 0;
+    await migrateToLatest(db);
+    expect(queries).toHaveLength(1);
+    await db.destroy();
+    fs.rmSync(path.dirname(file.name), { recursive: true, force: true });
   });
 
   it('keeps e-mails unique regardless of case', async () => {
