@@ -161,7 +161,7 @@ export async function pgBackupDatabase(
   };
   report();
 
-  const dumpOne = async (database: { name: string; bytes: number }, index: number) => {
+  const dumpOne = async (database: { name: string; bytes: number }, index: number, started?: () => void) => {
     const file = `databases/${index + 1}.dump`;
     const mine = state[index];
     const client = await connect(target, database.name);
@@ -169,9 +169,10 @@ export async function pgBackupDatabase(
       // One snapshot for the dump and the counts: the manifest then describes exactly what is dumped.
       await client.query('begin isolation level repeatable read read only');
       const snapshot = (await client.query<{ id: string }>('select pg_export_snapshot() as id')).rows[0].id;
-      const tables = await tablesOf(client);
-      const tableBytes = tables.reduce((sum, t) => sum + t.bytes, 0) || 1;
-      const sizes = new Map(tables.map((t) => [t.plain, t.bytes]));
+      // The dump starts at once; the tables it holds (for the counts, and to weigh its progress) are read
+      // beside it on the same snapshot.
+      const sizes = new Map<string, number>();
+      let tableBytes = 1;
       const dump = runToFile(
         instanceUser(target.rt),
         tools.bin('pg_dump'),
@@ -192,6 +193,12 @@ export async function pgBackupDatabase(
           },
         },
       );
+      started?.();
+      // Awaited below, once the tables are read: a dump that fails meanwhile must not count as unhandled.
+      dump.catch(() => undefined);
+      const tables = await tablesOf(client);
+      for (const t of tables) sizes.set(t.plain, t.bytes);
+      tableBytes = tables.reduce((sum, t) => sum + t.bytes, 0) || 1;
       const [bytes, rows] = await Promise.all([dump, countRows(client, tables)]);
       await client.query('commit');
       mine.current = null;
@@ -203,14 +210,24 @@ export async function pgBackupDatabase(
     }
   };
 
-  const [dumpVersion, globals, ...dumped] = await Promise.all([
-    toolVersion(tools.bin('pg_dump')),
+  // The largest database's dump is the critical path: it connects and starts first, and the others (with
+  // the globals) once it runs, so their connections and process starts do not delay it. Should it fail
+  // before it starts, nothing else is started: the backup fails with its error.
+  const order = databases.map((_, index) => index).sort((a, b) => databases[b].bytes - databases[a].bytes);
+  const dumps: Promise<PgManifest['databases'][number]>[] = [];
+  let largestStarted: () => void = () => undefined;
+  const othersMayStart = new Promise<void>((resolve) => (largestStarted = resolve));
+  for (const index of order) {
+    dumps[index] = index === order[0] ? dumpOne(databases[index], index, largestStarted) : othersMayStart.then(() => dumpOne(databases[index], index));
+  }
+  if (order.length === 0) largestStarted();
+  const globalsDumped = othersMayStart.then(() =>
     run(instanceUser(target.rt), tools.bin('pg_dumpall'), ['--globals-only', ...connectionArgs(target)], { env }).then(({ stdout }) => {
       globalsBytes = Buffer.byteLength(stdout);
       return stdout;
     }),
-    ...databases.map(dumpOne),
-  ]);
+  );
+  const [dumpVersion, globals, ...dumped] = await Promise.all([toolVersion(tools.bin('pg_dump')), globalsDumped, ...dumps]);
   writeInstanceFile(path.join(dir, 'globals.sql'), globals, { within: dir });
   const manifest: PgManifest = {
     format: pgBackupFormat,

@@ -247,13 +247,15 @@ export function isAlive(pid: number): boolean {
  * Starts a tool as `user` with pipes, for output the server streams (pg_dump's archive)
  * or input it feeds (psql). The child dies with the server: its pipes break when the server goes.
  */
+/** How every tool runs: as `user`, from `/` unless told, with a minimal environment. */
+const toolOptions = (user: EngineUser | null, options: RunOptions) => ({
+  ...identity(user),
+  cwd: options.cwd ?? '/',
+  env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...options.env },
+});
+
 export function spawnTool(user: EngineUser | null, command: string, args: string[], options: RunOptions = {}) {
-  const child = spawn(command, args, {
-    ...identity(user),
-    cwd: options.cwd ?? '/',
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...options.env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(command, args, { ...toolOptions(user, options), stdio: ['pipe', 'pipe', 'pipe'] });
   // A tool that exits early (its server stopped) breaks its pipes: EPIPE on a write must not take the
   // server down; the exit code and stderr tell the caller what happened.
   for (const stream of [child.stdin, child.stdout, child.stderr]) stream.on('error', () => undefined);
@@ -271,32 +273,45 @@ export function giveTreeToEngineUser(user: EngineUser | null, root: string): voi
 
 export interface StreamedRun {
   env?: Record<string, string>;
-  /** Bytes written so far, after each chunk. */
+  /** Bytes written so far, read from the file at each stderr line and a few times a second. */
   onBytes?: (bytes: number) => void;
   /** Each line the tool writes to stderr (e.g. pg_dump -v's progress). */
   onStderrLine?: (line: string) => void;
 }
 
+/** How often runToFile reads the size of the file being written. */
+const fileProgressMs = 250;
+
 /**
- * Runs a tool as `user` with its stdout written to `file` by the server (so the file
- * needs no instance-user access, and the tool dies of a broken pipe if the server does). Rejects with
- * the tool's last stderr lines on a non-zero exit; the file is left for the caller to remove.
+ * Runs a tool as `user` with its stdout being `file`, which the server creates (it must not exist: a
+ * planted link is not followed) and hands over as a descriptor: the file needs no instance-user access
+ * and its bytes never pass through the server. Only stderr is a pipe, so a tool outliving the server
+ * dies at its next progress line. Rejects with the tool's last stderr lines on a non-zero exit; the
+ * file is left for the caller to remove. Answers the file's size.
  */
 export function runToFile(user: EngineUser | null, command: string, args: string[], file: string, options: StreamedRun = {}): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawnTool(user, command, args, { env: options.env });
-    const out = fs.createWriteStream(file, { mode: 0o600 });
+    let fd: number;
+    try {
+      fd = fs.openSync(file, 'wx', 0o600);
+    } catch (error) {
+      return reject(error as Error);
+    }
+    const sizeOf = () => fs.fstatSync(fd).size;
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(command, args, { ...toolOptions(user, { env: options.env }), stdio: ['ignore', fd, 'pipe'] });
+    } catch (error) {
+      fs.closeSync(fd);
+      return reject(error as Error);
+    }
+    const report = () => options.onBytes?.(sizeOf());
+    const ticker = options.onBytes ? setInterval(report, fileProgressMs) : null;
     const stderr: string[] = [];
     let pending = '';
-    let bytes = 0;
     let failed: Error | null = null;
-    child.stdin.end();
-    child.stdout.on('data', (chunk: Buffer) => {
-      bytes += chunk.length;
-      options.onBytes?.(bytes);
-    });
-    child.stdout.pipe(out);
-    child.stderr.on('data', (chunk: Buffer) => {
+    child.stderr!.on('error', () => undefined);
+    child.stderr!.on('data', (chunk: Buffer) => {
       pending += chunk.toString('utf8');
       const lines = pending.split('\n');
       pending = lines.pop() ?? '';
@@ -305,23 +320,20 @@ export function runToFile(user: EngineUser | null, command: string, args: string
         if (stderr.length > 50) stderr.shift();
         options.onStderrLine?.(line);
       }
-    });
-    out.on('error', (error) => {
-      failed = error;
-      child.kill('SIGTERM');
+      report();
     });
     child.on('error', (error) => (failed = error));
     child.on('close', (code, signal) => {
-      const finish = () => {
-        if (failed) return reject(failed);
-        if (code !== 0) {
-          const words = [...stderr, pending].filter((l) => l && !/^\S+: (dumping|reading|last built-in|identifying|finding|flagging|saving|started|processing)/.test(l));
-          return reject(new EngineError(`${command.split('/').pop()} failed (${signal ?? `exit ${code}`}): ${words.slice(-6).join('\n').trim()}`));
-        }
-        resolve(bytes);
-      };
-      if (out.writableFinished) finish();
-      else out.once('finish', finish).once('close', finish);
+      if (ticker) clearInterval(ticker);
+      const bytes = sizeOf();
+      fs.closeSync(fd);
+      if (failed) return reject(failed);
+      if (code !== 0) {
+        const words = [...stderr, pending].filter((l) => l && !/^\S+: (dumping|reading|last built-in|identifying|finding|flagging|saving|started|processing)/.test(l));
+        return reject(new EngineError(`${command.split('/').pop()} failed (${signal ?? `exit ${code}`}): ${words.slice(-6).join('\n').trim()}`));
+      }
+      options.onBytes?.(bytes);
+      resolve(bytes);
     });
   });
 }

@@ -112,6 +112,56 @@ describe('a database backup of PostgreSQL', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  it('records row counts equal to what its dump holds while rows are being inserted (counts and dump share one snapshot)', async () => {
+    const admin = await connect(source);
+    await admin.query('create database busy');
+    await admin.end();
+    const writer = await connect(source, 'busy');
+    await writer.query('create table events (id bigserial primary key, at timestamptz not null default clock_timestamp())');
+    await writer.query('insert into events select from generate_series(1, 1000)');
+    let writing = true;
+    const inserting = (async () => {
+      while (writing) await writer.query('insert into events default values');
+    })();
+    const count = async () => Number((await query<{ n: string }>(source, 'busy', 'select count(*) as n from events'))[0].n);
+    let taken: Backup;
+    let before: number;
+    try {
+      before = await count();
+      taken = await takeBackup(source);
+    } finally {
+      writing = false;
+      await inserting;
+    }
+    const after = await count();
+    await writer.end();
+    expect(taken.status).toBe('succeeded');
+    const recorded = taken.contents!.databases!.find((d) => d.name === 'busy')!.rows!['public.events'];
+    // Rows went in before, during and after the backup.
+    expect(after).toBeGreaterThan(before);
+    expect(recorded).toBeGreaterThanOrEqual(before);
+    expect(recorded).toBeLessThanOrEqual(after);
+
+    // The rows the dump holds, read from the archive with pg_restore (no server needed).
+    const dir = fs.mkdtempSync(path.join(world.dataDir, 'unpacked-'));
+    execFileSync('tar', ['-xf', storedFile(taken), '-C', dir]);
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+    const busy = manifest.databases.find((d: { name: string }) => d.name === 'busy');
+    const script = execFileSync('/usr/lib/postgresql/15/bin/pg_restore', ['-a', '-t', 'events', '-f', '-', path.join(dir, busy.file)], { maxBuffer: 64 * 1024 * 1024 })
+      .toString()
+      .split('\n');
+    const copyAt = script.findIndex((line) => line.startsWith('COPY public.events '));
+    const dumped = script.slice(copyAt + 1, script.indexOf('\\.', copyAt)).length;
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(copyAt).toBeGreaterThanOrEqual(0);
+    expect(busy.rows).toEqual({ 'public.events': recorded });
+    expect(dumped).toBe(recorded);
+
+    const cleanup = await connect(source);
+    await cleanup.query('drop database busy');
+    await cleanup.end();
+  });
+
   it('refuses a second backup of the same instance while one runs (409)', async () => {
     const first = await world.call('POST', `/instances/${source.id}/backups/database/backup`, {});
     const second = await world.call('POST', `/instances/${source.id}/backups/database/backup`, {});
