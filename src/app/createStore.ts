@@ -1,4 +1,4 @@
-import { configureStore } from '@reduxjs/toolkit';
+import { configureStore, type Reducer, type UnknownAction } from '@reduxjs/toolkit';
 import createSagaMiddleware from 'redux-saga';
 import { baseApi } from '../api/baseApi';
 import { rootReducer, type AppStore, type RootState } from './rootReducer';
@@ -10,7 +10,8 @@ import { rootReducer, type AppStore, type RootState } from './rootReducer';
 export function createAppStore(preloadedState?: Partial<RootState>) {
   const sagaMiddleware = createSagaMiddleware();
   const store: AppStore = configureStore({
-    reducer: rootReducer,
+    // Typed as the whole state: the signed-in slices are injected before anything reads them (rootReducer.ts).
+    reducer: rootReducer as Reducer<RootState, UnknownAction, Partial<RootState>>,
     preloadedState,
     middleware: (getDefaultMiddleware) => getDefaultMiddleware().concat(baseApi.middleware, sagaMiddleware),
     devTools: process.env.NODE_ENV !== 'production',

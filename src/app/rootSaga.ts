@@ -1,5 +1,5 @@
 import type { SagaIterator } from 'redux-saga';
-import { all, fork } from 'redux-saga/effects';
+import { all, call, fork, put } from 'redux-saga/effects';
 import { usersSaga } from '../features/admin/usersSaga';
 import { backupsSaga } from '../features/backups/backupsSaga';
 import { groupsSaga } from '../features/groups/groupsSaga';
@@ -16,6 +16,7 @@ import { scriptsSaga } from '../features/scripts/scriptsSaga';
 import { statisticsSaga } from '../features/statistics/statisticsSaga';
 import { bootSaga } from './bootSaga';
 import type { StoreDeps } from './deps';
+import { injectSignedInSlices, signedInSlicesInjected } from './signedInSlices';
 
 /** Every saga: the store of tests, which start with the whole console. */
 export function* rootSaga(deps: StoreDeps): SagaIterator {
@@ -23,10 +24,13 @@ export function* rootSaga(deps: StoreDeps): SagaIterator {
 }
 
 /**
- * The sagas of the screens behind sign-in. The browser loads them with the signed-in shell
- * (src/index.tsx), so the sign-in page does not carry them, their APIs or the hub client.
+ * The slices and sagas of the screens behind sign-in. The browser loads them with the signed-in
+ * shell (src/index.tsx), so the sign-in page does not carry them, their APIs or the hub client.
+ * The slices go in first, before the shell's first screen reads them.
  */
 export function* signedInSaga(deps: StoreDeps): SagaIterator {
+  yield call(injectSignedInSlices);
+  yield put(signedInSlicesInjected());
   yield all([
     // Confirm-then-act flows (the global modal answers through a saga) and the hub events they follow.
     fork(usersSaga),

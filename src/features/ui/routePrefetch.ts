@@ -2,9 +2,6 @@ import type { ThunkDispatch, UnknownAction } from '@reduxjs/toolkit';
 import { matchPath } from 'react-router-dom';
 import { defaultPageSize } from '../../../contracts/pageLimits';
 import { routes, type RouteName } from '../../../contracts/routes';
-import { usersApi } from '../admin/usersApi';
-import { groupsApi } from '../groups/groupsApi';
-import { instancesApi } from '../instances/instancesApi';
 
 /** SPEC §9: a prefetch that has not finished after this long is abandoned. */
 export const prefetchTimeoutMs = 2000;
@@ -23,16 +20,31 @@ type Params = Record<string, string | undefined>;
 const firstPage = { page: 1, pageSize: defaultPageSize };
 
 /**
+ * The APIs of the screens with prefetched data, loaded on demand: links render on the sign-in page
+ * too (to screens without data), and the page would otherwise carry the APIs of the screens behind it.
+ */
+async function screenApis() {
+  const [{ instancesApi }, { groupsApi }, { usersApi }] = await Promise.all([
+    import('../instances/instancesApi'),
+    import('../groups/groupsApi'),
+    import('../admin/usersApi'),
+  ]);
+  return { instancesApi, groupsApi, usersApi };
+}
+
+type ScreenApis = Awaited<ReturnType<typeof screenApis>>;
+
+/**
  * The data a screen asks for first, per route: the same endpoint and argument as the screen, so
  * the screen finds it cached. `subscribe: false` keeps it only as long as unused data is kept.
  */
-const dataOf: Partial<Record<RouteName, (dispatch: Dispatch, params: Params) => Started>> = {
-  instances: (dispatch) => dispatch(instancesApi.endpoints.instances.initiate(firstPage, { subscribe: false })),
-  singleInstance: (dispatch, { id }) => dispatch(instancesApi.endpoints.instance.initiate(id!, { subscribe: false })),
-  groups: (dispatch) => dispatch(groupsApi.endpoints.groups.initiate(firstPage, { subscribe: false })),
-  group: (dispatch, { id }) => dispatch(groupsApi.endpoints.group.initiate(id!, { subscribe: false })),
-  'admin-users': (dispatch) => dispatch(usersApi.endpoints.users.initiate(firstPage, { subscribe: false })),
-  'admin-user': (dispatch, { id }) => dispatch(usersApi.endpoints.user.initiate(id!, { subscribe: false })),
+const dataOf: Partial<Record<RouteName, (apis: ScreenApis, dispatch: Dispatch, params: Params) => Started>> = {
+  instances: ({ instancesApi }, dispatch) => dispatch(instancesApi.endpoints.instances.initiate(firstPage, { subscribe: false })),
+  singleInstance: ({ instancesApi }, dispatch, { id }) => dispatch(instancesApi.endpoints.instance.initiate(id!, { subscribe: false })),
+  groups: ({ groupsApi }, dispatch) => dispatch(groupsApi.endpoints.groups.initiate(firstPage, { subscribe: false })),
+  group: ({ groupsApi }, dispatch, { id }) => dispatch(groupsApi.endpoints.group.initiate(id!, { subscribe: false })),
+  'admin-users': ({ usersApi }, dispatch) => dispatch(usersApi.endpoints.users.initiate(firstPage, { subscribe: false })),
+  'admin-user': ({ usersApi }, dispatch, { id }) => dispatch(usersApi.endpoints.user.initiate(id!, { subscribe: false })),
 };
 
 /** The route a link leads to, with its params; static paths first (`/instances/create` is no instance). */
@@ -61,13 +73,22 @@ export function prefetchData(dispatch: Dispatch, to: string, timeoutMs = prefetc
   const target = routeOf(to);
   const start = target && dataOf[target.name];
   if (!target || !start) return { keep: () => {}, settled: Promise.resolve() };
-  const request = start(dispatch, target.params);
-  const timer = setTimeout(() => request.abort(), timeoutMs);
-  const settled = request.unwrap().then(
-    () => undefined,
-    // Abandoned or refused: the screen asks again when it opens, and reports a failure then.
-    () => undefined,
-  );
+  const prefetch = { abandoned: false, request: undefined as Started | undefined };
+  const timer = setTimeout(() => {
+    prefetch.abandoned = true;
+    prefetch.request?.abort();
+  }, timeoutMs);
+  const settled = screenApis()
+    .then((apis) => {
+      if (prefetch.abandoned) return; // not even the APIs came in time: nothing to ask for
+      prefetch.request = start(apis, dispatch, target.params);
+      return prefetch.request.unwrap();
+    })
+    .then(
+      () => undefined,
+      // Abandoned or refused (or the APIs failed to load): the screen asks again when it opens, and reports a failure then.
+      () => undefined,
+    );
   void settled.then(() => clearTimeout(timer));
   return { keep: () => clearTimeout(timer), settled };
 }

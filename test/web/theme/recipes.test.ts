@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createSystem, defaultBaseConfig, type SystemContext } from '@chakra-ui/react';
-import { recipes as chakraRecipes, slotRecipes as chakraSlotRecipes } from '@chakra-ui/react/theme';
+import { recipes as chakraRecipes, semanticTokens as chakraSemanticTokens, slotRecipes as chakraSlotRecipes } from '@chakra-ui/react/theme';
+import { chakraPalettes, chakraTheme } from '../../../src/theme/chakraTheme';
 import { system } from '../../../src/theme/system';
 
 // The console's Chakra system carries only the recipes of the components it renders
@@ -125,5 +126,41 @@ describe('the Chakra system (src/theme/chakraTheme.ts)', () => {
     const needed = new Set(needs.map((need) => need.key));
     const carried = [...Object.keys(chakraRecipes), ...Object.keys(chakraSlotRecipes)].filter((key) => hasChakraRecipe(system, key));
     expect(carried.filter((key) => !needed.has(key))).toEqual([]);
+  });
+});
+
+/**
+ * The colour palettes src/ names: `colorPalette="red"`, the branches of `colorPalette={ok ? 'green' : 'red'}`, and
+ * the `palette: 'orange'` of the looks tables badges read.
+ */
+function palettesNamedInSrc(): Set<string> {
+  const named = new Set<string>();
+  for (const file of sourceFiles(src)) {
+    const code = readFileSync(file, 'utf8');
+    for (const [, name] of code.matchAll(/colorPalette(?:=|:\s*)["']([a-z]+)["']/g)) named.add(name);
+    for (const [, expression] of code.matchAll(/colorPalette=\{([^}]*)\}/g)) for (const [, name] of expression.matchAll(/[?:]\s*'([a-z]+)'/g)) named.add(name);
+    for (const [, name] of code.matchAll(/\bpalette:\s*'([a-z]+)'/g)) named.add(name);
+  }
+  return named;
+}
+
+describe('the colour palettes of the Chakra system (src/theme/chakraTheme.ts)', () => {
+  // brand and gray are the theme's own (src/theme/system.ts), not Chakra's.
+  const named = [...palettesNamedInSrc()].filter((name) => name !== 'brand' && name !== 'gray');
+
+  it('finds the palettes src/ names', () => {
+    expect(named).toEqual(expect.arrayContaining(['red', 'green', 'orange', 'purple']));
+  });
+
+  it('ships every palette src/ names, and no other', () => {
+    expect([...chakraPalettes].sort()).toEqual(named.sort());
+    for (const palette of named) expect(system.token(`colors.${palette}.solid`, 'missing')).not.toBe('missing');
+  });
+
+  it('restates Chakra’s own tokens for those palettes and its shadows', () => {
+    const chakraColors = chakraSemanticTokens.colors as Record<string, unknown>;
+    const theme = chakraTheme.theme!.semanticTokens!;
+    for (const palette of chakraPalettes) expect((theme.colors as Record<string, unknown>)[palette]).toEqual(chakraColors[palette]);
+    expect(theme.shadows).toEqual(chakraSemanticTokens.shadows);
   });
 });
