@@ -53,7 +53,7 @@ test.describe('a server restart', () => {
     test.setTimeout(90_000);
     const page = await signedInPage(browser, warden.url, admin);
     await page.goto(`${warden.url}/groups`);
-    await expect(page.getByRole('heading', { name: 'Groups' })).toBeVisible();
+    await expect(page.getByRole('heading', { level: 1, name: 'Groups' })).toBeVisible();
     await expect(liveStatus(page)).toHaveAccessibleName(/Live$/);
 
     warden.child.kill('SIGKILL');
