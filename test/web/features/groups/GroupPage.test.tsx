@@ -160,7 +160,10 @@ describe('GroupPage', () => {
     expect(store.getState().ui.toasts).toEqual([
       expect.objectContaining({ summary: 'Request failed', detail: 'The group payments holds 2 instances.' }),
     ]);
-    await user.click(within(move).getByRole('button', { name: 'Move instances to no group and delete' }));
+    // This dialog opens while the confirmation's layer is still going away; its own layer takes pointer
+    // events a moment later (a person cannot click sooner), so the click waits for that.
+    const moveOut = within(move).getByRole('button', { name: 'Move instances to no group and delete' });
+    await waitFor(() => user.click(moveOut));
     expect(await screen.findByRole('heading', { level: 1, name: 'Groups' })).toBeInTheDocument();
     expect(location()).toBe('/groups');
     expect(calls).toEqual(['DELETE group', 'DELETE group moveInstances=true']);
