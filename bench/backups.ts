@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,10 +9,11 @@ import { systemClock } from '../server/clock';
 import { openDb } from '../server/db/open';
 import { createUser } from '../server/db/users';
 import { pgSocketDir } from '../server/engines/pg';
-import { giveToEngineUser, instanceUser, type EngineUser } from '../server/engines/processRunner';
+import { giveToEngineUser, instanceUser } from '../server/engines/processRunner';
 import { InProcessBus } from '../server/hub/bus';
 import { sessionCookieName } from '../server/http/sessionCookie';
 import { benchConfig } from './lib/benchConfig';
+import { pgTool, type PgToolTarget } from './lib/pgTool';
 import { recordPublished } from './lib/publishedEvents';
 
 // `npm run bench -- backups [--quick] [--scale=N] [--rounds=N]`: Warden's database backup of a real PostgreSQL 15 instance filled by
@@ -30,46 +30,13 @@ const roundsArg = process.argv.find((a) => a.startsWith('--rounds='));
 const rounds = roundsArg ? Number(roundsArg.slice('--rounds='.length)) : quick ? 1 : 5;
 const database = 'bench';
 const password = 'Bench-Password-7';
-const pgBinDir = '/usr/lib/postgresql/15/bin';
 /** Away from the default range and the server tests' 16400+, so a dev server or a test run beside it does not collide. */
 const instancePorts = '17400-17499';
 const targetRatio = 1.1;
 
 // ---- Tools run as an operator would: the engine user, over the instance's socket ----
 
-interface Target {
-  /** The instance's own system user (null when the bench does not run as root). */
-  user: EngineUser | null;
-  socket: string;
-  port: number;
-  password: string;
-}
-
-/**
- * Runs a PostgreSQL client tool as the instance's user (as Warden runs pg_dump) against the instance's socket,
- * with the password in the environment; answers its stdout and how long it ran.
- */
-function pgTool(target: Target, tool: string, args: string[]): Promise<{ ms: number; stdout: string }> {
-  const { user } = target;
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(path.join(pgBinDir, tool), ['-h', target.socket, '-p', String(target.port), '-U', 'postgres', ...args], {
-      ...(user ? { uid: user.uid, gid: user.gid } : {}),
-      cwd: '/',
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', PGPASSWORD: target.password },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0) resolve({ ms: performance.now() - started, stdout: stdout.trim() });
-      else reject(new Error(`${tool} ${args.join(' ')} exited with ${code}: ${stderr.trim().split('\n').slice(-5).join('\n')}`));
-    });
-  });
-}
+type Target = PgToolTarget;
 
 /** One value from the instance, through psql. */
 async function psqlValue(target: Target, dbName: string, sql: string): Promise<string> {

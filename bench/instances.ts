@@ -15,6 +15,7 @@ import type { Db } from '../server/db/schema';
 import { createUser } from '../server/db/users';
 import { sessionCookieName } from '../server/http/sessionCookie';
 import { benchConfig } from './lib/benchConfig';
+import { seededRandom } from './lib/seededRandom';
 
 // `npm run bench -- instances [--quick] [--lists]`: GET /instances over 10,000 instances and GET
 // /instances/{id}/logs over a million log entries (none with --lists), over loopback HTTP against a real
@@ -35,6 +36,8 @@ const loggingInstanceCount = 100;
 const passCount = quick ? 3 : 5;
 /** Requests of each case per pass, each followed or preceded by one GET /healthz. */
 const requestsPerPass = quick ? 10 : 40;
+/** The same for the cases the targets are about: their p99 must not rest on one or two slow requests. */
+const targetRequestsPerPass = quick ? 10 : 200;
 const warmupRequests = 5;
 const searchTerm = 'billing';
 /**
@@ -45,17 +48,7 @@ const targetSearchTerm = 'pg';
 const password = 'Bench-Password-7';
 const day = 24 * 3600 * 1000;
 
-/** Deterministic (mulberry32), so that every run seeds the same mix of rows. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// Deterministic, so that every run seeds the same mix of rows.
 const random = seededRandom(7);
 
 function pick<T>(values: readonly T[]): T {
@@ -212,6 +205,8 @@ interface Case {
   name: string;
   path: string;
   cookie?: string;
+  /** Requests a pass when not requestsPerPass: the targets' p99 is the 10th-slowest of 1,000, not the 2nd of 200. */
+  perPass?: number;
 }
 
 /** One GET over the keep-alive connection of fetch's global agent, body read; answers ms and the body. */
@@ -249,7 +244,7 @@ async function measure(baseUrl: string, cases: Case[]): Promise<Map<Case, Sample
   for (let pass = 0; pass < passCount; pass++) {
     for (const target of pass % 2 === 0 ? cases : [...cases].reverse()) {
       const { own, healthz: beside } = samples.get(target)!;
-      for (let i = 0; i < requestsPerPass; i++) {
+      for (let i = 0; i < (target.perPass ?? requestsPerPass); i++) {
         if (i % 2 === 0) {
           own.push((await get(baseUrl, target)).ms);
           beside.push((await get(baseUrl, healthz)).ms);
@@ -300,7 +295,7 @@ async function main() {
     `GET /instances over ${whole(instanceCount)} instances (${groupCount} groups) and GET /instances/{id}/logs over ` +
       `${whole(logEntryCount)} log entries of ${loggingInstanceCount} instances, over loopback HTTP (fetch, keep-alive, ` +
       'client in the server process) against a real server and its SQLite store file.\n' +
-      `Each case: ${warmupRequests} warm-up requests, then ${passCount} passes of ${requestsPerPass} sequential requests, each ` +
+      `Each case: ${warmupRequests} warm-up requests, then ${passCount} passes of ${requestsPerPass} (the targets ${targetRequestsPerPass}) sequential requests, each ` +
       'paired with a GET /healthz; passes alternate direction over the cases. Latency = request sent → body read, ms; ' +
       'req/s = one connection, sequential; ×healthz = p50 / p50 (p99 / p99) of the healthz requests paired with the case.\n' +
       `Load average (1/5/15 min) at start: ${loadAtStart} on ${os.cpus().length} CPUs.\n`,
@@ -343,7 +338,12 @@ async function main() {
     // Issue 18: p99 at most this many times the paired /healthz requests' p99.
     const targets = ([[25, 3], [200, 5]] as const).map(([pageSize, limit]) => ({
       limit,
-      target: { name: `list ${pageSize}, search+status+groupId (target)`, path: `/instances?pageSize=${pageSize}&${filtered}`, cookie: admin },
+      target: {
+        name: `list ${pageSize}, search+status+groupId (target)`,
+        path: `/instances?pageSize=${pageSize}&${filtered}`,
+        cookie: admin,
+        perPass: targetRequestsPerPass,
+      },
     }));
     const cases: Case[] = [
       ...targets.map(({ target }) => target),
@@ -380,10 +380,15 @@ async function main() {
       rows.push(figures(target.name, whole(count), own, healthz));
     }
     console.log(`${table(rows)}\n`);
+    // The verdict divides by the p99 of every GET /healthz of the run (1.7–2.3 ms over eight runs here).
+    // The p99 of just the healthz requests paired with one case swings between about 0.8 and 3 ms from
+    // run to run (whether the garbage of the list answers is collected during one of them): divided by
+    // it, a list whose own p99 stayed at 5.5 ms read 2.4× in one run and 6.9× in the next.
+    const allHealthz = [...samples.values()].flatMap((s) => s.healthz);
     for (const { target, limit } of targets) {
-      const { own, healthz } = samples.get(target)!;
-      const ratio = percentile(own, 99) / percentile(healthz, 99);
-      console.log(`${ratio <= limit ? 'met' : 'MISSED'}: ${target.name}, p99 ${ratio.toFixed(2)}× the healthz p99 (target ≤ ${limit}×)`);
+      const { own } = samples.get(target)!;
+      const ratio = percentile(own, 99) / percentile(allHealthz, 99);
+      console.log(`${ratio <= limit ? 'met' : 'MISSED'}: ${target.name}, p99 ${ratio.toFixed(2)}× the p99 of every GET /healthz of the run (target ≤ ${limit}×)`);
     }
   } finally {
     await app.close();

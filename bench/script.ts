@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,7 +16,9 @@ import { InProcessBus } from '../server/hub/bus';
 import { sessionCookieName } from '../server/http/sessionCookie';
 import { sandboxName } from '../server/scripts/sandbox';
 import { benchConfig } from './lib/benchConfig';
+import { pgTool } from './lib/pgTool';
 import { recordPublished } from './lib/publishedEvents';
+import { seededRandom } from './lib/seededRandom';
 
 // `npm run bench -- script`: time to the first statement of a script run on a real PostgreSQL 15 instance of
 // about 100 MB (pgbench -i -s 7), from 'live' (pg_basebackup of the running instance) and from the newest
@@ -27,7 +29,6 @@ import { recordPublished } from './lib/publishedEvents';
 const sizes = [7, ...(process.env.BENCH_SCRIPT_1GB === '1' ? [70] : [])];
 const rounds = 3;
 const password = 'Bench-Password-7';
-const pgBinDir = '/usr/lib/postgresql/15/bin';
 /** Away from the default range, the tests' 16400+ and the other benches. */
 const instancePorts = '17800-17899';
 const targetRatio = 1.2;
@@ -39,26 +40,6 @@ const median = (values: number[]) => {
 };
 const seconds = (ms: number) => (ms / 1000).toFixed(2);
 const loadAverage = () => os.loadavg().map((load) => load.toFixed(2)).join(' / ');
-
-/** A PostgreSQL tool as the instance's user over its socket, as Warden runs them. */
-function pgTool(instanceId: string, port: number, dir: string, secret: string, tool: string, args: string[]): Promise<string> {
-  const rt = { id: instanceId, dir, port };
-  const user = instanceUser(rt);
-  return new Promise((resolve, reject) => {
-    const child = spawn(path.join(pgBinDir, tool), ['-h', pgSocketDir(rt), '-p', String(port), '-U', 'postgres', ...args], {
-      ...(user ? { uid: user.uid, gid: user.gid } : {}),
-      cwd: '/',
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', PGPASSWORD: secret },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(stdout.trim()) : reject(new Error(`${tool} exited with ${code}: ${stderr.trim()}`))));
-  });
-}
 
 /** A real server on a fresh data dir, signed in as an admin, recording every published event. */
 async function startServer() {
@@ -137,7 +118,9 @@ async function timeToFirstStatement(server: Server) {
     const instance = await createInstance(`bench-script-${scale}`, 'pg');
     const dir = app.instances.runtime({ id: instance.id, port: instance.port, peer_port: null }).dir;
     const secret = (await api<{ password: string }>('POST', `/instances/${instance.id}/connection/secret?role=superuser`, {})).password;
-    const tool = (name: string, args: string[]) => pgTool(instance.id, instance.port, dir, secret, name, args);
+    const rt = { id: instance.id, dir, port: instance.port };
+    const target = { user: instanceUser(rt), socket: pgSocketDir(rt), port: instance.port, password: secret };
+    const tool = async (name: string, args: string[]) => (await pgTool(target, name, args)).stdout;
     const started = performance.now();
     await tool('pgbench', ['-i', '-q', '-s', String(scale), 'app']);
     const bytes = Number(await tool('psql', ['-X', '-At', '-d', 'app', '-c', "select pg_database_size('app')"]));
@@ -219,17 +202,6 @@ const leftoverScripts = {
 /** How long after the statements start a cancel 'while running' may come: within the pg script's sleep, within the etcd commands. */
 const runningWindowMs = { pg: 1500, etcd: 100 } as const;
 
-/** A small seeded generator (mulberry32), so a run's choices can be replayed with BENCH_SEED. */
-function seeded(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -278,7 +250,7 @@ interface LeftoverRun {
 async function leftovers(server: Server) {
   const { app, call, api, whenPublished, createInstance, backUp } = server;
   const seed = Number(process.env.BENCH_SEED ?? Math.floor(Math.random() * 2 ** 31));
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
   console.log(
     `Leftovers under random cancels: ${leftoverRuns.pg} script runs on a small PostgreSQL 15 instance and ${leftoverRuns.etcd} on an etcd 3.4 one, ` +
