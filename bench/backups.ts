@@ -15,6 +15,7 @@ import { sessionCookieName } from '../server/http/sessionCookie';
 import { benchConfig } from './lib/benchConfig';
 import { pgTool, type PgToolTarget } from './lib/pgTool';
 import { recordPublished } from './lib/publishedEvents';
+import { loadAverage, median, table } from './lib/figures';
 
 // `npm run bench -- backups [--quick] [--scale=N] [--rounds=N]`: Warden's database backup of a real PostgreSQL 15 instance filled by
 // pgbench, timed from the POST to BackupCompleted over loopback HTTP, alternated with a plain `pg_dump -Fc` of
@@ -45,14 +46,8 @@ async function psqlValue(target: Target, dbName: string, sql: string): Promise<s
 
 // ---- Figures ----
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 const seconds = (ms: number) => (ms / 1000).toFixed(2);
 const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-const loadAverage = () => os.loadavg().map((load) => load.toFixed(2)).join(' / ');
 
 /** USER_HZ: the unit of /proc/<pid>/stat's times on Linux. */
 const ticksPerSecond = 100;
@@ -63,12 +58,6 @@ function cpuSecondsOf(pid: number | 'self'): number {
   // After the parenthesised name: field 3 (state) is index 0, so fields 14–17 are indexes 11–14.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return fields.slice(11, 15).reduce((sum, field) => sum + Number(field), 0) / ticksPerSecond;
-}
-
-function table(rows: string[][]): string {
-  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  const align = (cell: string, column: number) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]));
-  return rows.map((row) => row.map(align).join('  ')).join('\n');
 }
 
 interface WardenRun {

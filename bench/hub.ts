@@ -16,6 +16,7 @@ import { sessionCookieName } from '../server/http/sessionCookie';
 import { Listeners, type TimedPayload } from './lib/listeners';
 import { nowMs } from './lib/monotonicClock';
 import { benchConfig } from './lib/benchConfig';
+import { median, table, whole } from './lib/figures';
 
 // `npm run bench -- hub [--quick]`: how fast /uihub fans broadcast events out to many clients,
 // next to a bare `ws` server sending the same payloads to the same number of raw clients.
@@ -173,12 +174,6 @@ async function runRound(listeners: Listeners, clients: number, events: number) {
   }
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
 function summarize(passes: Figures[]): Figures {
   return {
     eventsPerSecond: median(passes.map((f) => f.eventsPerSecond)),
@@ -188,12 +183,6 @@ function summarize(passes: Figures[]): Figures {
   };
 }
 
-function table(rows: string[][]): string {
-  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  return rows.map((row) => row.map((cell, column) => cell.padStart(widths[column])).join('  ')).join('\n');
-}
-
-const whole = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => n.toFixed(2);
 const latency = (f: Figures) => `${ms(f.p50Ms)} / ${ms(f.p99Ms)}`;
 

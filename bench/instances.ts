@@ -16,6 +16,7 @@ import { createUser } from '../server/db/users';
 import { sessionCookieName } from '../server/http/sessionCookie';
 import { benchConfig } from './lib/benchConfig';
 import { seededRandom } from './lib/seededRandom';
+import { loadAverage, percentile, table, whole } from './lib/figures';
 
 // `npm run bench -- instances [--quick] [--lists]`: GET /instances over 10,000 instances and GET
 // /instances/{id}/logs over a million log entries (none with --lists), over loopback HTTP against a real
@@ -258,21 +259,7 @@ async function measure(baseUrl: string, cases: Case[]): Promise<Map<Case, Sample
   return samples;
 }
 
-/** Nearest-rank percentile. */
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-function table(rows: string[][]): string {
-  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  const align = (cell: string, column: number) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]));
-  return rows.map((row) => row.map(align).join('  ')).join('\n');
-}
-
-const whole = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => n.toFixed(2);
-const loadAverage = () => os.loadavg().map((load) => load.toFixed(2)).join(' / ');
 
 function figures(name: string, rows: string, own: number[], healthz?: number[]): string[] {
   const p50 = percentile(own, 50);

@@ -10,6 +10,7 @@ import { createUser } from '../server/db/users';
 import { logLevels } from '../contracts/logLevels';
 import { benchConfig } from './lib/benchConfig';
 import { nowMs } from './lib/monotonicClock';
+import { percentile } from './lib/figures';
 
 // `npm run bench -- logs [--quick] [--entries=N]`: the log store at scale. Generates N entries
 // (10,000,000 by default) across 100 instances over 30 days, then measures GET /logs/all for
@@ -48,10 +49,6 @@ const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]
 
 const instanceIds = Array.from({ length: instanceCount }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
 
-function percentile(values: number[], p: number) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
 
 /** Entries in time order, one transaction per batch (the store's triggers keep search and totals). */

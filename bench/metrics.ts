@@ -18,6 +18,7 @@ import { maintainMetrics } from '../server/metrics/retention';
 import { encodeValues, type MetricValues } from '../server/metrics/series';
 import { benchConfig } from './lib/benchConfig';
 import { nowMs } from './lib/monotonicClock';
+import { percentile } from './lib/figures';
 
 // `npm run bench -- metrics [--quick]`: (1) the control plane's CPU while sampling running etcd
 // instances every 10 s (METRICS_BENCH_INSTANCES, default 50; METRICS_BENCH_SECONDS, default 60), as
@@ -37,10 +38,6 @@ const instancePorts = '17500-17699';
 const minute = 60_000;
 const day = 86_400_000;
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
-function percentile(values: number[], p: number) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 /** A pg instance's figures wandering a little from sample to sample, as real ones do. */
 function pgValues(i: number): MetricValues {

@@ -19,6 +19,7 @@ import { benchConfig } from './lib/benchConfig';
 import { pgTool } from './lib/pgTool';
 import { recordPublished } from './lib/publishedEvents';
 import { seededRandom } from './lib/seededRandom';
+import { loadAverage, median } from './lib/figures';
 
 // `npm run bench -- script`: time to the first statement of a script run on a real PostgreSQL 15 instance of
 // about 100 MB (pgbench -i -s 7), from 'live' (pg_basebackup of the running instance) and from the newest
@@ -33,13 +34,7 @@ const password = 'Bench-Password-7';
 const instancePorts = '17800-17899';
 const targetRatio = 1.2;
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 const seconds = (ms: number) => (ms / 1000).toFixed(2);
-const loadAverage = () => os.loadavg().map((load) => load.toFixed(2)).join(' / ');
 
 /** A real server on a fresh data dir, signed in as an admin, recording every published event. */
 async function startServer() {

@@ -3,6 +3,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildServer, serverEntry } from '../scripts/buildServer';
+import { median } from './lib/figures';
 
 /**
  * Server cold start on an existing store (migrated, first admin created): from spawning the process
@@ -53,7 +54,6 @@ function startOnce(variant: Variant, dataDir: string): Promise<number> {
   });
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function main() {
   if (!(await buildServer())) process.exit(1);
