@@ -1,7 +1,7 @@
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Browser, type Locator, type Page } from '@playwright/test';
 import { admin, regular } from './globalSetup';
 import { signIn } from './signIn';
+import { axeViolations } from './axe';
 import { baseURL, change, json, statusOf } from './api';
 
 // Every screen of SPEC §2 checked with axe-core (WCAG 2.1 A and AA) in the default theme and a dark
@@ -9,7 +9,6 @@ import { baseURL, change, json, statusOf } from './api';
 // failure lists each serious or critical violation with the elements it names, so it says what to fix.
 
 const themes = ['aura-light-green', 'aura-dark-green'] as const;
-const wcagTags = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 
 test.setTimeout(120_000);
 
@@ -49,11 +48,7 @@ interface Found {
 
 /** Runs axe on the page and returns the serious and critical violations, one line per element. */
 async function violations(page: Page, screen: string): Promise<Found> {
-  const { violations: found } = await new AxeBuilder({ page }).withTags(wcagTags).analyze();
-  const lines = found
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .flatMap((v) => v.nodes.map((node) => `  ${v.id} (${v.impact}): ${node.target.join(' ')} — ${v.help}${node.failureSummary ? ` [${node.failureSummary.replace(/\s+/g, ' ').slice(0, 240)}]` : ''}`));
-  return { screen, lines };
+  return { screen, lines: (await axeViolations(page)).map((line) => `  ${line}`) };
 }
 
 function report(found: Found[]): string {

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { writeManifest } from '../../server/releases/releaseCatalog';
 import { zipArchive } from '../../server/releases/zip';
 import { admin, regular } from './globalSetup';
 import { signIn } from './signIn';
+import { axeViolations } from './axe';
 
 // The Clients screen in Chromium against the real server: a release in the server's releases folder
 // is listed, and its download link answers the file with the checksum the list shows. The release
@@ -51,14 +51,6 @@ test('a regular user sees the released version on /clients and downloads it with
   expect(res.headers()['content-disposition']).toBe(`attachment; filename="warden-${version}-windows.zip"`);
 });
 
-/** Serious or critical WCAG 2.1 A/AA violations on the page, with the elements they name. */
-async function violations(page: Page): Promise<string[]> {
-  const { violations: found } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  return found
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
-
 for (const theme of ['aura-light-green', 'aura-dark-green']) {
   test(`/clients with versions, and its remove dialog, have no serious or critical axe violation in ${theme}`, async ({ page }) => {
     await page.addInitScript((name) => window.localStorage.setItem('theme', name), theme);
@@ -67,12 +59,12 @@ for (const theme of ['aura-light-green', 'aura-dark-green']) {
     const row = page.getByRole('table', { name: 'Windows client versions' }).getByRole('row').filter({ hasText: older });
     await expect(row).toBeVisible();
     await expect(page.locator('link#theme-link')).toHaveAttribute('href', new RegExp(`/${theme}\\.css$`));
-    expect(await violations(page)).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
 
     await row.getByRole('button', { name: 'Remove' }).click();
     const dialog = page.getByRole('alertdialog', { name: 'Remove this version?' });
     await expect(dialog).toBeVisible();
-    expect(await violations(page)).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await expect(dialog).toBeHidden();
   });

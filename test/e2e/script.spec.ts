@@ -1,8 +1,8 @@
-import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext } from '@playwright/test';
 import { Client } from 'pg';
 import { admin } from './globalSetup';
 import { signIn } from './signIn';
+import { axeViolations } from './axe';
 import { pickOption } from './pickOption';
 import { baseURL, change, json, statusOf } from './api';
 
@@ -24,14 +24,6 @@ async function instanceHasTable(request: APIRequestContext, id: string, table: s
   } finally {
     await client.end();
   }
-}
-
-/** The serious and critical WCAG 2.1 A/AA violations axe finds on the page, one line per element. */
-async function violations(page: Page): Promise<string[]> {
-  const { violations: found } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  return found
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .flatMap((v) => v.nodes.map((node) => `${v.id}: ${node.target.join(' ')} — ${node.failureSummary?.replace(/\s+/g, ' ')}`));
 }
 
 const script = "create table fruit (id int primary key, name text);\ninsert into fruit values (1, 'apple'), (2, 'pear');\nselect id, name from fruit order by id;";
@@ -93,6 +85,6 @@ test('an admin writes a script, saves it with Ctrl+S, runs it on a live copy and
     await expect(page.locator('link#theme-link')).toHaveAttribute('href', new RegExp(`/${theme}\\.css$`));
     await expect(results.getByRole('table', { name: 'Rows of statement 3' })).toBeVisible();
     await expect(editor).toBeVisible();
-    expect(await violations(page), theme).toEqual([]);
+    expect(await axeViolations(page), theme).toEqual([]);
   }
 });
