@@ -1,9 +1,6 @@
-import { ChakraProvider } from '@chakra-ui/react';
 import { Provider } from 'react-redux';
 import { RouterProvider } from 'react-router-dom';
 import { useMeQuery } from '../features/auth/authApi';
-import { Overlays } from '../features/ui/Overlays';
-import { system } from '../theme/system';
 import type { AppRouter } from './router';
 import type { AppStore } from './store';
 
@@ -16,14 +13,12 @@ function CurrentUserSubscription() {
   return null;
 }
 
+/** The store and the router; Chakra and the overlays come with the screens (features/ui/ChakraFrame.tsx). */
 export function App({ store, router }: { store: AppStore; router: AppRouter }) {
   return (
     <Provider store={store}>
-      <ChakraProvider value={system}>
-        <CurrentUserSubscription />
-        <RouterProvider router={router} />
-        <Overlays />
-      </ChakraProvider>
+      <CurrentUserSubscription />
+      <RouterProvider router={router} />
     </Provider>
   );
 }

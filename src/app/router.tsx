@@ -13,6 +13,26 @@ function screen<Name extends string>(load: () => Promise<Record<Name, ComponentT
   return async () => ({ Component: (await load())[name] });
 }
 
+/**
+ * A screen inside the Chakra frame, which brings Chakra's styles and the overlays: every screen but
+ * sign-in has one. The frame's chunk loads beside the screen's.
+ */
+async function framed(loadScreen: Promise<ComponentType>): Promise<ComponentType> {
+  const [Screen, { ChakraFrame }] = await Promise.all([loadScreen, import('../features/ui/ChakraFrame')]);
+  const Framed = () => (
+    <ChakraFrame>
+      <Screen />
+    </ChakraFrame>
+  );
+  Framed.displayName = `Framed(${Screen.displayName ?? Screen.name})`;
+  return Framed;
+}
+
+/** A lazy screen of its own, outside the signed-in layout, in the Chakra frame. */
+function framedScreen<Name extends string>(load: () => Promise<Record<Name, ComponentType>>, name: Name) {
+  return async () => ({ Component: await framed(load().then((module) => module[name])) });
+}
+
 /** Nothing shows while the first loaders wait for the current user (SPEC §1). */
 const NothingYet = () => null;
 
@@ -40,6 +60,7 @@ export function appRoutes(store: AppStore, previousLocation: PreviousLocation, s
       id: 'root',
       HydrateFallback: NothingYet,
       children: [
+        // Drawn without Chakra: the one screen a first visit downloads (features/auth/LoginPage.tsx).
         route('login', {
           loader: redirectSignedIn(store),
           lazy: screen(() => import(/* webpackChunkName: "login" */ '../features/auth/LoginPage'), 'LoginPage'),
@@ -50,31 +71,34 @@ export function appRoutes(store: AppStore, previousLocation: PreviousLocation, s
           id: 'register',
           path: accountPaths.register,
           loader: redirectSignedIn(store),
-          lazy: screen(() => import('../features/auth/RegisterPage'), 'RegisterPage'),
+          lazy: framedScreen(() => import('../features/auth/RegisterPage'), 'RegisterPage'),
         },
         {
           id: 'forgotPassword',
           path: accountPaths.forgotPassword,
           loader: redirectSignedIn(store),
-          lazy: screen(() => import('../features/auth/ForgotPasswordPage'), 'ForgotPasswordPage'),
+          lazy: framedScreen(() => import('../features/auth/ForgotPasswordPage'), 'ForgotPasswordPage'),
         },
         {
           id: 'confirmEmail',
           path: accountPaths.confirmEmail,
-          lazy: screen(() => import('../features/auth/ConfirmEmailPage'), 'ConfirmEmailPage'),
+          lazy: framedScreen(() => import('../features/auth/ConfirmEmailPage'), 'ConfirmEmailPage'),
         },
         {
           id: 'resetPassword',
           path: accountPaths.resetPassword,
-          lazy: screen(() => import('../features/auth/ResetPasswordPage'), 'ResetPasswordPage'),
+          lazy: framedScreen(() => import('../features/auth/ResetPasswordPage'), 'ResetPasswordPage'),
         },
         {
           id: 'layout',
           loader: requireUser(store),
           // The shell and everything behind sign-in load after it, never with the sign-in page.
           lazy: async () => {
-            const [{ Layout }] = await Promise.all([import(/* webpackChunkName: "shell" */ '../features/layout/Layout'), startShell?.()]);
-            return { Component: Layout };
+            const [Component] = await Promise.all([
+              framed(import(/* webpackChunkName: "shell" */ '../features/layout/Layout').then(({ Layout }) => Layout)),
+              startShell?.(),
+            ]);
+            return { Component };
           },
           children: [
             route('instances', { lazy: screen(() => import('../features/instances/InstancesPage'), 'InstancesPage') }),

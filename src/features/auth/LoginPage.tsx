@@ -1,16 +1,20 @@
-import { Alert, Button, Checkbox, Field, Input, Stack } from '@chakra-ui/react';
-import { useState, type FormEvent } from 'react';
-import { useNavigate, useSearchParams } from 'react-router-dom';
-import { TextLink } from '../../components/TextLink';
+import { useId, useState, type FormEvent, type InputHTMLAttributes, type ReactNode } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router-dom';
+import { DeferredOverlays } from '../ui/DeferredOverlays';
+import { usePrefetchLink } from '../ui/usePrefetchLink';
 import { accountPaths } from './accountPaths';
 import { useLoginMutation, useRegistrationOptionsQuery } from './authApi';
 import { loginFailureMessage, loginFailureOf } from './loginFailure';
-import { PublicPage } from './PublicPage';
+import { loginPageCss } from './loginPageCss';
 import { safeReturnUrl } from './returnUrl';
 
 type Step = 'credentials' | 'twoFactor' | 'recovery';
 
-/** Sign-in: e-mail and password, then the authenticator code (or a recovery code) when the account asks for one. */
+/**
+ * Sign-in: e-mail and password, then the authenticator code (or a recovery code) when the account asks
+ * for one. Drawn with plain elements and its own few styles, not Chakra, so that a first visit
+ * downloads only what signing in needs; it looks like the other account screens (PublicPage.tsx).
+ */
 export function LoginPage() {
   const [searchParams] = useSearchParams();
   const navigate = useNavigate();
@@ -24,6 +28,7 @@ export function LoginPage() {
   const [code, setCode] = useState('');
   const [recoveryCode, setRecoveryCode] = useState('');
   const [failure, setFailure] = useState<string | null>(null);
+  const headingId = useId();
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -52,72 +57,61 @@ export function LoginPage() {
     setFailure(null);
   };
 
+  const title = step === 'credentials' ? 'Sign in to Warden' : 'Two-factor authentication';
   return (
-    <PublicPage
-      title={step === 'credentials' ? 'Sign in to Warden' : 'Two-factor authentication'}
-      tabTitle="Sign in"
-      description={step === 'twoFactor' ? 'Enter the 6-digit code from your authenticator app.' : undefined}
-      footer={
-        step === 'credentials' && (
-          <>
-            <TextLink to={accountPaths.forgotPassword}>Forgot password?</TextLink>
-            {options?.registrationOpen && <TextLink to={accountPaths.register}>Create account</TextLink>}
-          </>
-        )
-      }
-    >
-      <form onSubmit={submit} aria-busy={isLoading}>
-        <Stack gap="4">
-          {failure && (
-            <Alert.Root status="error" role="alert">
-              <Alert.Indicator />
-              <Alert.Title>{failure}</Alert.Title>
-            </Alert.Root>
-          )}
+    <main className="login">
+      <title>Sign in · Warden</title>
+      <style href="login-page" precedence="default">
+        {loginPageCss}
+      </style>
+      <div className="login-column">
+        <section className="login-card" aria-labelledby={headingId}>
+          <header>
+            <h1 id={headingId}>{title}</h1>
+            {step === 'twoFactor' && <p className="login-description">Enter the 6-digit code from your authenticator app.</p>}
+          </header>
+          <form className="login-form" onSubmit={submit} aria-busy={isLoading}>
+            {failure && (
+              <div className="login-alert" role="alert">
+                {failure}
+              </div>
+            )}
 
-          {step === 'credentials' ? (
-            <>
-              <Field.Root required>
-                <Field.Label>E-mail</Field.Label>
-                <Input
+            {step === 'credentials' ? (
+              <>
+                <TextField
+                  label="E-mail"
                   type="email"
                   autoComplete="username"
                   autoFocus
                   value={email}
                   onChange={(event) => setEmail(event.target.value)}
                 />
-              </Field.Root>
-              <Field.Root required>
-                <Field.Label>Password</Field.Label>
-                <Input
+                <TextField
+                  label="Password"
                   type="password"
                   autoComplete="current-password"
                   value={password}
                   onChange={(event) => setPassword(event.target.value)}
                 />
-              </Field.Root>
-              <Checkbox.Root checked={remember} onCheckedChange={({ checked }) => setRemember(checked === true)}>
-                <Checkbox.HiddenInput />
-                <Checkbox.Control />
-                <Checkbox.Label>Keep me signed in</Checkbox.Label>
-              </Checkbox.Root>
-            </>
-          ) : step === 'recovery' ? (
-            <Field.Root required>
-              <Field.Label>Recovery code</Field.Label>
-              <Input
+                <label className="login-check">
+                  <input type="checkbox" checked={remember} onChange={(event) => setRemember(event.target.checked)} />
+                  Keep me signed in
+                </label>
+              </>
+            ) : step === 'recovery' ? (
+              <TextField
+                label="Recovery code"
+                helper="One of the codes you saved when you turned on two-factor sign-in. Each works once."
                 autoComplete="off"
                 autoFocus
                 maxLength={64}
                 value={recoveryCode}
                 onChange={(event) => setRecoveryCode(event.target.value)}
               />
-              <Field.HelperText>One of the codes you saved when you turned on two-factor sign-in. Each works once.</Field.HelperText>
-            </Field.Root>
-          ) : (
-            <Field.Root required>
-              <Field.Label>Authentication code</Field.Label>
-              <Input
+            ) : (
+              <TextField
+                label="Authentication code"
                 inputMode="numeric"
                 autoComplete="one-time-code"
                 autoFocus
@@ -126,29 +120,62 @@ export function LoginPage() {
                 value={code}
                 onChange={(event) => setCode(event.target.value.replace(/\D/g, ''))}
               />
-            </Field.Root>
-          )}
+            )}
 
-          <Button type="submit" loading={isLoading} w="full">
-            Sign in
-          </Button>
-          {step === 'twoFactor' && (
-            <Button variant="ghost" size="sm" onClick={() => (setFailure(null), setStep('recovery'))}>
-              Use a recovery code
-            </Button>
-          )}
-          {step === 'recovery' && (
-            <Button variant="ghost" size="sm" onClick={() => (setFailure(null), setStep('twoFactor'))}>
-              Use the authenticator app
-            </Button>
-          )}
-          {step !== 'credentials' && (
-            <Button variant="ghost" size="sm" onClick={startOver}>
-              Use another account
-            </Button>
-          )}
-        </Stack>
-      </form>
-    </PublicPage>
+            <button type="submit" className="login-button" disabled={isLoading}>
+              {isLoading && <span className="login-spinner" aria-hidden="true" />}
+              Sign in
+            </button>
+            {step === 'twoFactor' && (
+              <GhostButton onClick={() => (setFailure(null), setStep('recovery'))}>Use a recovery code</GhostButton>
+            )}
+            {step === 'recovery' && (
+              <GhostButton onClick={() => (setFailure(null), setStep('twoFactor'))}>Use the authenticator app</GhostButton>
+            )}
+            {step !== 'credentials' && <GhostButton onClick={startOver}>Use another account</GhostButton>}
+          </form>
+        </section>
+        {step === 'credentials' && (
+          <nav className="login-links" aria-label="Account">
+            <FooterLink to={accountPaths.forgotPassword}>Forgot password?</FooterLink>
+            {options?.registrationOpen && <FooterLink to={accountPaths.register}>Create account</FooterLink>}
+          </nav>
+        )}
+      </div>
+      <DeferredOverlays />
+    </main>
+  );
+}
+
+/** A required text input with its label and, when given, a line of help under it. */
+function TextField({ label, helper, ...input }: { label: string; helper?: string } & InputHTMLAttributes<HTMLInputElement>) {
+  const id = useId();
+  return (
+    <div className="login-field">
+      <label htmlFor={id}>{label}</label>
+      <input id={id} required aria-describedby={helper ? `${id}-helper` : undefined} {...input} />
+      {helper && (
+        <p id={`${id}-helper`} className="login-helper">
+          {helper}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function GhostButton({ onClick, children }: { onClick: () => void; children: ReactNode }) {
+  return (
+    <button type="button" className="login-button ghost" onClick={onClick}>
+      {children}
+    </button>
+  );
+}
+
+/** A link to another account screen; its chunk starts loading on hover or focus. */
+function FooterLink({ to, children }: { to: string; children: ReactNode }) {
+  return (
+    <Link to={to} {...usePrefetchLink(to)}>
+      {children}
+    </Link>
   );
 }

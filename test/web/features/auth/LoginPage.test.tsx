@@ -56,6 +56,25 @@ describe('LoginPage', () => {
     expect(screen.getAllByRole('alert')).toHaveLength(1);
   });
 
+  it('shows a failure it does not explain, such as the server failing, as a toast drawn over the page', async () => {
+    server.use(
+      http.get('/auth/me', () => unauthorized()),
+      http.post('/auth/login', () => problem(500, 'Internal Server Error', 'The store is not answering.')),
+    );
+    const user = userEvent.setup();
+    renderApp('/login');
+    await fillCredentials(user);
+    await user.click(screen.getByRole('button', { name: 'Sign in' }));
+
+    // The overlays load with the first toast: the page itself carries none of them.
+    const toast = await screen.findByRole('alert', {}, { timeout: 10_000 });
+    expect(toast).toHaveTextContent('Request failed');
+    expect(toast).toHaveTextContent('The store is not answering.');
+    // What was typed stays, to try again.
+    expect(screen.getByLabelText('E-mail')).toHaveValue('ada@example.com');
+    expect(screen.getByRole('button', { name: 'Sign in' })).toBeEnabled();
+  });
+
   it.each([
     ['LockedOut', 'Too many failed attempts. The account is locked for 5 minutes.'],
     ['NotAllowed', 'This account is disabled.'],
@@ -107,6 +126,9 @@ describe('LoginPage', () => {
     await user.click(screen.getByRole('button', { name: 'Sign in' }));
     await user.click(await screen.findByRole('button', { name: 'Use a recovery code' }));
 
+    expect(screen.getByLabelText('Recovery code')).toHaveAccessibleDescription(
+      'One of the codes you saved when you turned on two-factor sign-in. Each works once.',
+    );
     await user.type(screen.getByLabelText('Recovery code'), 'USED0-00000');
     await user.click(screen.getByRole('button', { name: 'Sign in' }));
     expect(await screen.findByText('Wrong or already used recovery code.')).toBeInTheDocument();
