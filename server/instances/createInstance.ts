@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Instance, OperationKind } from '../../contracts/instances';
 import { instanceNameProblem, type InstanceType } from '../../contracts/instanceValues';
 import { findGroup, groupUsage } from '../db/groups';
+import type { Db } from '../db/schema';
 import { DuplicateInstanceNameError, findInstance, insertInstance, instanceNameTaken, instanceNameUnavailable, type InstanceRow } from '../db/instances';
 import type { Engine, InstanceRuntime } from '../engines/engine';
 import { policyErrors } from '../engines/parameterPolicy';
@@ -132,7 +133,7 @@ async function insert(ctx: InstanceContext, id: string, input: CreateInput, auth
   const now = ctx.deps.clock().toISOString();
   await ctx.ports.withPorts(input.type === 'etcd' ? 2 : 1, async ([port, peerPort]) => {
     // Checked where inserts run one at a time, so two creations cannot both take the last place.
-    if (input.groupId) await checkInstanceQuota(ctx, input.groupId);
+    if (input.groupId) await checkInstanceQuota(ctx.deps.db, input.groupId);
     try {
       await insertInstance(ctx.deps.db, {
         id,
@@ -164,12 +165,12 @@ async function insert(ctx: InstanceContext, id: string, input: CreateInput, auth
   return instance;
 }
 
-/** 409 when the group already holds as many instances as its quota allows. */
-async function checkInstanceQuota(ctx: InstanceContext, groupId: string) {
-  const group = await findGroup(ctx.deps.db, groupId);
+/** 409 when the group already holds as many instances as its quota allows: checked before one is created in it or moved into it. */
+export async function checkInstanceQuota(db: Db, groupId: string) {
+  const group = await findGroup(db, groupId);
   const max = group?.quota.maxInstances ?? null;
   if (!group || max === null) return;
-  if ((await groupUsage(ctx.deps.db, groupId)).instances >= max) {
+  if ((await groupUsage(db, groupId)).instances >= max) {
     throw new HttpProblem(409, `group '${group.name}' has reached its quota of ${max} instance${max === 1 ? '' : 's'}`, { title: 'Quota reached' });
   }
 }

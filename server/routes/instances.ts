@@ -37,6 +37,7 @@ import { pgOwnerPassword, rotateOwnerPassword } from '../engines/pgRoles';
 import { callerEmail, principalOf } from '../http/auth';
 import { pgProblem } from '../http/pgProblem';
 import { HttpProblem, validationProblem } from '../http/problems';
+import { checkInstanceQuota } from '../instances/createInstance';
 import { creationGraph } from '../instances/graphs';
 import type { InstanceService } from '../instances/instanceService';
 import { instanceDefaults } from '../config';
@@ -198,17 +199,19 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{
         summary: "Change an instance's description, or (admins) move it to another group or none",
         params: IdParams,
         body: UpdateInstanceRequest,
-        response: { 200: Instance, 400: Problem, 403: Problem, 404: Problem },
+        response: { 200: Instance, 400: Problem, 403: Problem, 404: Problem, 409: Problem },
       },
     },
     async (request) => {
       const instanceId = request.params.id;
-      await visible(request, instanceId);
+      const instance = await visible(request, instanceId);
       const { description, groupId } = request.body;
       await audited(ctx, request, { action: 'instances.update', target: instanceId, detail: { ...request.body } }, async () => {
         if (groupId !== undefined) {
           if (!hasRole(principalOf(request), 'admin')) throw new HttpProblem(403, 'Only admins move instances between groups.');
           await checkGroup(request, groupId);
+          // A move counts against the new group's quota as a creation there does.
+          if (groupId !== null && groupId !== instance.groupId) await checkInstanceQuota(ctx.db, groupId);
         }
         await updateInstanceRow(ctx.db, instanceId, {
           ...(description !== undefined && { description }),

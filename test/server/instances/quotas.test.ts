@@ -115,6 +115,23 @@ describe('group quotas', () => {
     expect((await createInstance('three', cookies.member)).statusCode).toBe(202);
   });
 
+  it('refuses to move an instance into a group at its instance quota, and lets one move within or out of it', async () => {
+    await call(cookies.admin, 'PUT', `/groups/${groupId}`, { name: 'payments', quota: { maxInstances: 1 } });
+    const inside = (await createInstance('inside', cookies.member)).json() as Instance;
+    const outside = (await call(cookies.admin, 'POST', '/instances', { name: 'outside', type: 'pg' })).json() as Instance;
+    await h.app.instances.idle();
+
+    const refused = expectProblem(await call(cookies.admin, 'PUT', `/instances/${outside.id}`, { groupId }), 409);
+    expect(refused.detail).toBe("group 'payments' has reached its quota of 1 instance");
+    expect((await findInstanceRow(h.db, outside.id))?.group_id).toBeNull();
+    // Naming the group an instance is already in is no move.
+    expect((await call(cookies.admin, 'PUT', `/instances/${inside.id}`, { groupId, description: 'kept' })).statusCode).toBe(200);
+    // Out of the group, the place is free for the other one.
+    expect((await call(cookies.admin, 'PUT', `/instances/${inside.id}`, { groupId: null })).statusCode).toBe(200);
+    expect((await call(cookies.admin, 'PUT', `/instances/${outside.id}`, { groupId })).statusCode).toBe(200);
+    expect((await call(cookies.admin, 'GET', `/groups/${groupId}`)).json()).toMatchObject({ instanceCount: 1 });
+  });
+
   it("refuses a backup when the group's kept backups would exceed its byte quota", async () => {
     const orders = (await createInstance('orders', cookies.member)).json() as Instance;
     await h.app.instances.idle();
