@@ -37,9 +37,24 @@ export async function readManifest(dir: string): Promise<ReleaseManifest> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { releases: [] };
     throw error;
   }
-  const manifest: unknown = JSON.parse(text);
-  if (!manifestCheck.Check(manifest)) throw new Error(`${path.join(dir, manifestFileName)} is not a releases manifest`);
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(text);
+  } catch {
+    manifest = undefined;
+  }
+  if (!manifestCheck.Check(manifest)) throw damagedManifest();
   return manifest;
+}
+
+/**
+ * 503 for a manifest that is not one (a disk fault, a hand edit): the server is fine, its list of
+ * releases is not, and the way out is named. The answer names no path on the server.
+ */
+function damagedManifest(): HttpProblem {
+  return new HttpProblem(503, `The list of client releases (releases/${manifestFileName} in the data folder) is damaged: move it aside and build the releases again with \`npm run release\`.`, {
+    title: 'Releases unavailable',
+  });
 }
 
 /** Replaces the manifest in one rename, so a reader never sees half of it. */

@@ -158,3 +158,28 @@ describe('removing a version', () => {
     );
   });
 });
+
+describe('a damaged manifest', () => {
+  const manifest = path.join(dir, 'manifest.json');
+  let kept: string;
+  beforeAll(() => {
+    kept = fs.readFileSync(manifest, 'utf8');
+  });
+  afterAll(() => fs.writeFileSync(manifest, kept));
+
+  it.each([
+    ['cut short', (text) => text.slice(0, 40)],
+    ['not a manifest', () => JSON.stringify({ releases: [{ version: '../../etc' }] })],
+  ] as [string, (kept: string) => string][])('answers 503 naming the way out when %s, and serves again once rebuilt', async (_case, damage) => {
+    fs.writeFileSync(manifest, damage(kept));
+    for (const url of ['/client-versions/windows', '/client-versions/download/0.1.0-def5678?platform=windows']) {
+      const problem = expectProblem(await get(url), 503);
+      expect(problem.title).toBe('Releases unavailable');
+      expect(problem.detail).toBe('The list of client releases (releases/manifest.json in the data folder) is damaged: move it aside and build the releases again with `npm run release`.');
+      expect(problem.detail).not.toContain(dataDir);
+    }
+    expectProblem(await remove('/client-versions/0.0.9?platform=windows'), 503);
+    fs.writeFileSync(manifest, kept);
+    expect((await get('/client-versions/windows')).statusCode).toBe(200);
+  });
+});
