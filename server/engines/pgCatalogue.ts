@@ -79,12 +79,40 @@ export function pgCatalogue(options: PgCatalogueOptions): PgCatalogue {
 
     async remember(live) {
       const target = await file();
-      if (target && !fs.existsSync(target)) writeJson(target, asCatalogue(live));
+      if (!target || fs.existsSync(target)) return;
+      writeJson(target, asCatalogue(live));
+      // No build will run for this release now: clear what a build cut short by a crash left.
+      if (options.catalogDir) removeAbandonedBuilds(options.catalogDir);
     },
   };
 }
 
 const toolTimeoutMs = 120_000;
+const buildPrefix = '.pg-catalogue-';
+/** A build takes two tools at most, each cut off at the timeout: a folder older than this has no build left. */
+const abandonedAfterMs = 3 * toolTimeoutMs;
+
+/**
+ * Removes what builds left behind when the server died during them (their folder and system user),
+ * before the next build. Recent folders are left alone: another server on this data folder may be
+ * building right now.
+ */
+export function removeAbandonedBuilds(catalogDir: string, now = Date.now()): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(catalogDir).filter((name) => name.startsWith(buildPrefix));
+  } catch {
+    return [];
+  }
+  return names.filter((name) => {
+    const dir = path.join(catalogDir, name);
+    const stat = fs.statSync(dir, { throwIfNoEntry: false });
+    if (!stat?.isDirectory() || now - stat.mtimeMs < abandonedAfterMs) return false;
+    fs.rmSync(dir, { recursive: true, force: true });
+    removeInstanceUser(name);
+    return true;
+  });
+}
 
 /**
  * Reads pg_settings from a throwaway cluster: initdb into a hidden folder under `catalogDir`, run as
@@ -93,7 +121,8 @@ const toolTimeoutMs = 120_000;
  */
 async function buildCatalogue(bin: (tool: string) => string, catalogDir: string): Promise<ConfigParameter[]> {
   fs.mkdirSync(catalogDir, { recursive: true, mode: 0o711 });
-  const dir = fs.mkdtempSync(path.join(catalogDir, '.pg-catalogue-'));
+  removeAbandonedBuilds(catalogDir);
+  const dir = fs.mkdtempSync(path.join(catalogDir, buildPrefix));
   // The folder's random name makes the user unique too, so two servers building at once never share one.
   const rt = { id: path.basename(dir), dir };
   try {

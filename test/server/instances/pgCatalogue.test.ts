@@ -1,8 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { InstanceConfig } from '../../../contracts/instances';
 import type { ConfigParameter } from '../../../server/engines/engine';
+import { removeAbandonedBuilds } from '../../../server/engines/pgCatalogue';
+import { instanceUser, instanceUserName } from '../../../server/engines/processRunner';
 import { setup } from '../helpers';
 import { instanceWorld, type InstanceWorld } from './world';
 
@@ -11,12 +14,34 @@ import { instanceWorld, type InstanceWorld } from './world';
 
 jest.setTimeout(180_000);
 
+/** A build's folder as a crash leaves it: a cluster half made, last touched `ageMs` ago; as root, with its system user. */
+function buildFolder(catalogDir: string, name: string, ageMs: number): string {
+  const dir = path.join(catalogDir, name);
+  fs.mkdirSync(path.join(dir, 'data'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'data', 'PG_VERSION'), '15\n');
+  instanceUser({ id: name, dir });
+  const when = new Date(Date.now() - ageMs);
+  fs.utimesSync(dir, when, when);
+  return dir;
+}
+
+const userExists = (name: string) => {
+  try {
+    execFileSync('getent', ['passwd', name]);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 const catalogueFiles = (dataDir: string) => fs.readdirSync(path.join(dataDir, 'engines')).filter((f) => /^pg-.+\.json$/.test(f));
 
 describe('the pg parameter catalogue', () => {
   it('is read in the background by a listening server before any instance ran, and the throwaway cluster is gone', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warden-catalogue-'));
     fs.chmodSync(dataDir, 0o711);
+    // What a server that died during an earlier build left: cleared by this one's build.
+    const abandoned = buildFolder(path.join(dataDir, 'engines'), '.pg-catalogue-Ab12Cd', 60 * 60_000);
     try {
       const h = await setup({ config: { dataDir } });
       await h.app.listen({ host: '127.0.0.1', port: 0 });
@@ -27,6 +52,8 @@ describe('the pg parameter catalogue', () => {
       expect(catalogue.find((p) => p.name === 'work_mem')).toMatchObject({ type: 'integer', unit: 'kB', min: 64, value: '4096', apply: 'reload' });
       expect(catalogue.find((p) => p.name === 'wal_level')).toMatchObject({ type: 'enum', enumValues: ['minimal', 'replica', 'logical'], apply: 'restart' });
       expect(catalogue.some((p) => p.name === 'block_size')).toBe(false);
+      expect(fs.existsSync(abandoned)).toBe(false);
+      if (process.getuid?.() === 0) expect(userExists(instanceUserName('.pg-catalogue-Ab12Cd'))).toBe(false);
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
@@ -109,5 +136,30 @@ describe('pg parameters on a fresh server', () => {
     expect(await world.instance(id)).toMatchObject({ status: 'running' });
     const live = (await world.call('GET', `/instances/${id}/config`)).json() as InstanceConfig;
     expect(live.parameters.find((p) => p.name === 'shared_buffers')).toMatchObject({ value: String((64 * 1024) / 8) });
+  });
+});
+
+describe('folders of builds a crash cut short', () => {
+  let catalogDir: string;
+  beforeEach(() => {
+    catalogDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warden-catalogue-'));
+  });
+  afterEach(() => fs.rmSync(catalogDir, { recursive: true, force: true }));
+
+  it('are removed with their users, while a build that may still run on another server is left alone', () => {
+    const abandoned = buildFolder(catalogDir, '.pg-catalogue-Ij56Kl', 60 * 60_000);
+    buildFolder(catalogDir, '.pg-catalogue-Mn78Op', 5_000);
+    fs.writeFileSync(path.join(catalogDir, 'pg-15.4.json'), '[]');
+
+    expect(removeAbandonedBuilds(catalogDir)).toEqual(['.pg-catalogue-Ij56Kl']);
+    expect(fs.existsSync(abandoned)).toBe(false);
+    expect(fs.readdirSync(catalogDir).sort()).toEqual(['.pg-catalogue-Mn78Op', 'pg-15.4.json']);
+    if (process.getuid?.() === 0) expect(userExists(instanceUserName('.pg-catalogue-Ij56Kl'))).toBe(false);
+    // An hour on, the other one counts as abandoned too (and its user goes with it).
+    expect(removeAbandonedBuilds(catalogDir, Date.now() + 60 * 60_000)).toEqual(['.pg-catalogue-Mn78Op']);
+  });
+
+  it('are looked for only where the catalogue is kept, which may not exist yet', () => {
+    expect(removeAbandonedBuilds(path.join(catalogDir, 'missing'))).toEqual([]);
   });
 });
