@@ -1,10 +1,10 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Health, HealthCheck, Instance, InstanceStatus, OperationKind } from '../../contracts/instances';
 import type { InstanceType } from '../../contracts/instanceValues';
 import type { PageOf } from '../../contracts/page';
 import type { GroupInstances, InstanceRef } from './groups';
 import { contains, escapeLike, knownTotal, offsetOf, pageOf, parseSort, type PageWindow, type SortKey } from './paging';
-import type { Db, InstancesTable } from './schema';
+import type { Database, Db, InstancesTable } from './schema';
 
 export type InstanceRow = Selectable<InstancesTable>;
 
@@ -32,8 +32,31 @@ export class DuplicateInstanceNameError extends Error {
   }
 }
 
+/** The columns toInstance reads: what answers select, so that nothing the wire shape lacks is read. */
+const instanceColumns = [
+  'instances.id',
+  'instances.name',
+  'instances.type',
+  'instances.status',
+  'instances.desired_state',
+  'instances.status_reason',
+  'instances.health_level',
+  'instances.health_checks',
+  'instances.group_id',
+  'instances.engine_version',
+  'instances.port',
+  'instances.description',
+  'instances.created_at',
+  'instances.created_by',
+  'instances.last_backup_at',
+  'instances.version',
+  'instances.operation_kind',
+  'instances.operation_started_at',
+] as const;
+type InstanceColumn = (typeof instanceColumns)[number] extends `instances.${infer C extends keyof InstanceRow}` ? C : never;
+
 /** The row, its group's name and its measured size → the wire shape. */
-export function toInstance(row: InstanceRow & { group_name?: string | null; size_bytes?: number | null }): Instance {
+export function toInstance(row: Pick<InstanceRow, InstanceColumn> & { group_name?: string | null; size_bytes?: number | null }): Instance {
   return {
     id: row.id,
     name: row.name,
@@ -59,17 +82,16 @@ export function toInstance(row: InstanceRow & { group_name?: string | null; size
   };
 }
 
-function withGroupName(db: Db) {
-  return db
-    .selectFrom('instances')
+/** What toInstance reads, for the instances the query selects: their columns, group name and size. */
+function withGroupName(instances: SelectQueryBuilder<Database, 'instances', object>) {
+  return instances
     .leftJoin('groups', 'groups.id', 'instances.group_id')
     .leftJoin('metric_series', 'metric_series.instance_id', 'instances.id')
-    .selectAll('instances')
-    .select(['groups.name as group_name', 'metric_series.size_bytes as size_bytes']);
+    .select([...instanceColumns, 'groups.name as group_name', 'metric_series.size_bytes as size_bytes']);
 }
 
 export async function findInstance(db: Db, id: string): Promise<Instance | undefined> {
-  const row = await withGroupName(db).where('instances.id', '=', id).executeTakeFirst();
+  const row = await withGroupName(db.selectFrom('instances')).where('instances.id', '=', id).executeTakeFirst();
   return row && toInstance(row);
 }
 
@@ -129,16 +151,10 @@ export async function listInstances(db: Db, query: InstanceListQuery): Promise<P
   else if (query.groupId) base = base.where('instances.group_id', '=', query.groupId);
 
   const { field, direction } = parseSort(query.sort ?? 'name');
-  const rows = await base
-    .leftJoin('groups', 'groups.id', 'instances.group_id')
-    .leftJoin('metric_series', 'metric_series.instance_id', 'instances.id')
-    .selectAll('instances')
-    .select(['groups.name as group_name', 'metric_series.size_bytes as size_bytes'])
-    .orderBy(sortColumns[field], direction)
-    .orderBy('instances.name', 'asc')
-    .limit(query.pageSize)
-    .offset(offsetOf(query))
-    .execute();
+  let page = withGroupName(base).orderBy(sortColumns[field], direction);
+  // Names are unique, so they break ties; a sort by name needs no second term (SQLite would sort again for it).
+  if (field !== 'name') page = page.orderBy('instances.name', 'asc');
+  const rows = await page.limit(query.pageSize).offset(offsetOf(query)).execute();
   const total =
     knownTotal(query, rows.length) ??
     (await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()).total;
