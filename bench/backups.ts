@@ -64,7 +64,7 @@ interface WardenRun {
   totalMs: number;
   /** POST → the archive step begins: globals, pg_dump of every database, the row counts beside them. */
   dumpMs: number;
-  /** Archive step → BackupCompleted: tar re-reading the dumps, sha256 while writing, fsync, rename, bookkeeping. */
+  /** Archive step → BackupCompleted: tar writing the archive from the dumps, its sha256 read back while it is fsynced, rename, bookkeeping. */
   packMs: number;
   cpuSeconds: number;
   backup: Backup;
@@ -92,7 +92,7 @@ async function main() {
       '(POST …/clone {name, backupId} → the clone operation completed with the instance running) beside a plain `pg_restore -j 2` ' +
       '(the jobs Warden uses) of the plain dump into a fresh database of the same instance.\n' +
       'Dump phase = POST → the archive step begins (globals, pg_dump of every database with exact row counts taken beside it in ' +
-      'the same snapshot); archive phase = tar re-reading the dumps, sha256 while writing, fsync, rename, bookkeeping → BackupCompleted. ' +
+      'the same snapshot); archive phase = tar writing the archive from the dumps, its sha256 read back while it is fsynced, rename, bookkeeping → BackupCompleted. ' +
       'CPU s = CPU seconds of this process (server, pg_dump, tar) and of the instance (postmaster and its backends): other work ' +
       'on the machine moves it less than wall time.\n' +
       `Load average (1/5/15 min) at start: ${loadAtStart} on ${os.cpus().length} CPUs.\n`,

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PassThrough, Writable, type Readable } from 'node:stream';
+import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { runToFile } from '../engines/processRunner';
 import { HashingCounter } from './storage';
 
 // Archives are plain tar (GNU tar from the base system): an operator can open a downloaded backup
@@ -31,40 +32,14 @@ export function sizeOnDisk(parts: PackSource['parts']): number {
 }
 
 /**
- * A tar stream of the parts. It fails (instead of ending) when tar does, so a consumer writing it to
- * storage never completes a half archive. Exit 1 (a log file grew while read) is accepted.
+ * Packs the parts into `file`, which must not exist yet: tar writes it itself, so the archive's bytes
+ * do not pass through the server; `onBytes` sees the file grow. Exit 1 (a log file grew while read)
+ * is accepted. Answers the archive's size.
  */
-export function pack(source: PackSource): Readable {
+export function packInto(source: PackSource, file: string, onBytes?: (bytes: number) => void): Promise<number> {
   const args = ['-cf', '-', '--warning=no-file-changed'];
   for (const part of source.parts) if (part.paths.length > 0) args.push('-C', part.dir, ...part.paths);
-  const child = spawn('tar', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const out = new PassThrough();
-  // tar may fail before anyone reads (or while a consumer is still getting ready): the consumer's
-  // pipeline sees the error; an unobserved one must not take the server down.
-  out.on('error', () => undefined);
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  child.stdout.pipe(out, { end: false });
-  let stdoutEnded = false;
-  let exit: number | null | undefined;
-  const settle = () => {
-    if (!stdoutEnded || exit === undefined) return;
-    if (exit === 0 || exit === 1) out.end();
-    else out.destroy(new Error(`tar failed (exit ${exit}): ${stderr.trim().split('\n').slice(-3).join(' ')}`));
-  };
-  child.stdout.on('end', () => {
-    stdoutEnded = true;
-    settle();
-  });
-  child.on('error', (error) => out.destroy(error));
-  child.on('close', (code) => {
-    exit = code;
-    settle();
-  });
-  out.on('close', () => {
-    if (exit === undefined) child.kill('SIGTERM');
-  });
-  return out;
+  return runToFile(null, 'tar', args, file, { onBytes, okExitCodes: [1] });
 }
 
 /**

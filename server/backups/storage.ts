@@ -22,8 +22,12 @@ export interface ByteRange {
  * never visible half-written: `put` answers only once the object is complete and durable.
  */
 export interface BackupStorage {
-  /** Streams `source` to `key`, hashing while it goes; `onBytes` sees the running total. */
-  put(key: string, source: Readable, onBytes?: (bytes: number) => void): Promise<StoredObject>;
+  /**
+   * Stores under `key` the file `write` makes at the path it is handed (which does not exist yet), so a
+   * tool (tar) writes the object itself and its bytes do not pass through the server; the object's
+   * size and sha256 are read back from what was written.
+   */
+  put(key: string, write: (file: string) => Promise<unknown>): Promise<StoredObject>;
   /** The bytes of `key` (or a range of them), in chunks of `readChunkBytes`. */
   read(key: string, range?: ByteRange): Readable;
   size(key: string): Promise<number>;
@@ -46,19 +50,17 @@ const partialPrefix = '.partial-';
 /** The size of each chunk `read` delivers: a file of one chunk is all held back by VerifyingStream. */
 export const readChunkBytes = 64 * 1024;
 
+/** Reads for the hash of a stored file: large, as the file is read once, whole, from the page cache. */
+const hashChunkBytes = 1024 * 1024;
+
 /** Counts and hashes what flows through it. */
 export class HashingCounter extends Transform {
   private readonly hash = createHash('sha256');
   bytes = 0;
 
-  constructor(private readonly onBytes?: (bytes: number) => void) {
-    super();
-  }
-
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: () => void) {
     this.hash.update(chunk);
     this.bytes += chunk.length;
-    this.onBytes?.(this.bytes);
     this.push(chunk);
     callback();
   }
@@ -93,18 +95,18 @@ export class LocalDirectoryStorage implements BackupStorage {
     return resolved;
   }
 
-  async put(key: string, source: Readable, onBytes?: (bytes: number) => void): Promise<StoredObject> {
-    // The source may fail before the pipeline below listens (a tar that exits at once); the pipeline still sees its error.
-    source.on('error', () => undefined);
+  async put(key: string, write: (file: string) => Promise<unknown>): Promise<StoredObject> {
     const target = this.pathOf(key);
     const folder = path.dirname(target);
     await fs.promises.mkdir(folder, { recursive: true, mode: 0o700 });
     const partial = path.join(folder, `${partialPrefix}${path.basename(target)}`);
-    const counter = new HashingCounter(onBytes);
+    const counter = new HashingCounter();
     try {
-      await pipeline(source, counter, fs.createWriteStream(partial, { flags: 'wx', mode: 0o600 }));
-      // fsync works on the file, not the descriptor: the data is on disk before the name is.
-      await fsyncPath(partial);
+      await write(partial);
+      // The file is hashed from the page cache while the kernel writes it to disk. fsync works on the
+      // file, not the descriptor: the data is on disk before the name is.
+      counter.resume();
+      await Promise.all([pipeline(fs.createReadStream(partial, { highWaterMark: hashChunkBytes }), counter), fsyncPath(partial)]);
       await fs.promises.rename(partial, target);
       await fsyncPath(folder);
     } catch (error) {

@@ -19,7 +19,7 @@ import type { InstanceRuntime } from '../engines/engine';
 import { writeInstanceFile } from '../engines/instanceFiles';
 import { existingInstanceUser, giveToEngineUser } from '../engines/processRunner';
 import { HttpProblem } from '../http/problems';
-import { pack, sizeOnDisk } from './archive';
+import { packInto, sizeOnDisk } from './archive';
 import { message, storageKey, type BackupContext, type RunningBackup } from './backupContext';
 import { pruneBackups } from './backupRetention';
 
@@ -108,6 +108,7 @@ async function execute(
   const engine = ctx.deps.instances.engine(instance.type);
   const staging = path.join(ctx.deps.instances.instancesDir, `.backup-${id}`);
   const startedAt = Date.now();
+  let stagingRemoved: Promise<void>;
   const report = (progress: BackupProgressState, force = false) => {
     entry.progress = progress;
     if (!force && Date.now() - entry.lastSent < progressIntervalMs) return;
@@ -146,12 +147,14 @@ async function execute(
     report({ bytes: entry.progress.bytes, percent: packedFrom, step }, true);
     const key = storageKey(instance.id, id);
     // Storage answers only once the file is whole, fsynced and renamed into place.
-    const stored = await ctx.deps.storage.put(key, pack({ parts }), (bytes) =>
-      report({
-        bytes: Math.max(bytes, kind === 'database' ? entry.progress.bytes : 0),
-        percent: Math.min(99.9, Math.round((packedFrom + ((100 - packedFrom) * bytes) / total) * 10) / 10),
-        step,
-      }),
+    const stored = await ctx.deps.storage.put(key, (file) =>
+      packInto({ parts }, file, (bytes) =>
+        report({
+          bytes: Math.max(bytes, kind === 'database' ? entry.progress.bytes : 0),
+          percent: Math.min(99.9, Math.round((packedFrom + ((100 - packedFrom) * bytes) / total) * 10) / 10),
+          step,
+        }),
+      ),
     );
     const finishedAt = ctx.now().toISOString();
     await ctx.change(id, {
@@ -186,11 +189,13 @@ async function execute(
       properties: { backupId: id },
     });
   } finally {
-    fs.rmSync(staging, { recursive: true, force: true });
+    // Removed while the outcome is announced: the staging copy is no part of it.
+    stagingRemoved = fs.promises.rm(staging, { recursive: true, force: true });
   }
   if (ctx.running.get(instance.id) === entry) ctx.running.delete(instance.id);
   const backup = (await ctx.find(id))!;
   await ctx.publish('BackupCompleted', { backup } satisfies BackupCompletedPayload, instance.id);
+  await stagingRemoved;
   if (backup.status === 'succeeded' && kind === 'database') await pruneBackups(ctx, instance.id).catch(() => undefined);
   return backup;
 }

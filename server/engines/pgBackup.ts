@@ -206,7 +206,8 @@ export async function pgBackupDatabase(
       report();
       return { name: database.name, file, bytes, rows };
     } finally {
-      await client.end().catch(() => undefined);
+      // Not awaited: the backend's exit is no part of the backup (the transaction is over, or failed).
+      client.end().catch(() => undefined);
     }
   };
 

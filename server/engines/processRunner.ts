@@ -277,6 +277,8 @@ export interface StreamedRun {
   onBytes?: (bytes: number) => void;
   /** Each line the tool writes to stderr (e.g. pg_dump -v's progress). */
   onStderrLine?: (line: string) => void;
+  /** Exit codes besides 0 that mean the tool did its work (tar's 1: a file changed while it was read). */
+  okExitCodes?: number[];
 }
 
 /** How often runToFile reads the size of the file being written. */
@@ -286,8 +288,8 @@ const fileProgressMs = 250;
  * Runs a tool as `user` with its stdout being `file`, which the server creates (it must not exist: a
  * planted link is not followed) and hands over as a descriptor: the file needs no instance-user access
  * and its bytes never pass through the server. Only stderr is a pipe, so a tool outliving the server
- * dies at its next progress line. Rejects with the tool's last stderr lines on a non-zero exit; the
- * file is left for the caller to remove. Answers the file's size.
+ * dies at its next progress line. Rejects with the tool's last stderr lines on an exit other than 0
+ * and okExitCodes; the file is left for the caller to remove. Answers the file's size.
  */
 export function runToFile(user: EngineUser | null, command: string, args: string[], file: string, options: StreamedRun = {}): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -328,7 +330,8 @@ export function runToFile(user: EngineUser | null, command: string, args: string
       const bytes = sizeOf();
       fs.closeSync(fd);
       if (failed) return reject(failed);
-      if (code !== 0) {
+      const succeeded = code === 0 || (code !== null && (options.okExitCodes ?? []).includes(code));
+      if (!succeeded) {
         const words = [...stderr, pending].filter((l) => l && !/^\S+: (dumping|reading|last built-in|identifying|finding|flagging|saving|started|processing)/.test(l));
         return reject(new EngineError(`${command.split('/').pop()} failed (${signal ?? `exit ${code}`}): ${words.slice(-6).join('\n').trim()}`));
       }

@@ -95,6 +95,8 @@ describe('a database backup of PostgreSQL', () => {
     expect(progress.length).toBeGreaterThan(0);
     expect(progress.at(-1).percent).toBeGreaterThanOrEqual(progress[0].percent);
     expect((await world.instance(source.id)).lastBackupAt).toBe(backup.finishedAt);
+    // The staging folder of the dumps goes beside the announcement, but before the backup's work ends.
+    expect(fs.readdirSync(path.join(world.dataDir, 'instances')).filter((name) => name.startsWith('.backup-'))).toEqual([]);
   });
 
   it('packs a manifest, the globals and one pg_dump archive per database that pg_restore can list', () => {

@@ -1,10 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { pack } from '../../../server/backups/archive';
+import { packInto } from '../../../server/backups/archive';
 import { LocalDirectoryStorage, VerifyingStream } from '../../../server/backups/storage';
 
 // Backup storage on a real folder: what a finished write leaves, what a cut-off write must not
@@ -28,12 +29,15 @@ const filesUnder = (dir: string) =>
     .map((e) => path.relative(dir, path.join(e.parentPath, e.name)))
     .sort();
 
-/** Chunks of `data`, the way a tar process writes them. */
+/** Chunks of `data`, the way a stored file is read. */
 function chunked(data: Buffer, size = 16 * 1024): Buffer[] {
   const chunks: Buffer[] = [];
   for (let offset = 0; offset < data.length; offset += size) chunks.push(data.subarray(offset, offset + size));
   return chunks;
 }
+
+/** A writer that makes the file it is handed with `data`, as a tool would. */
+const writing = (data: Buffer | string) => (file: string) => fs.promises.writeFile(file, data, { flag: 'wx' });
 
 async function readAll(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -42,61 +46,61 @@ async function readAll(stream: Readable): Promise<Buffer> {
 }
 
 describe('LocalDirectoryStorage', () => {
-  it('stores the bytes under the key and answers their size and sha256', async () => {
-    const data = randomBytes(200_000);
-    const seen: number[] = [];
-    const stored = await storage.put('instance-1/backup-1.tar', Readable.from(chunked(data)), (bytes) => seen.push(bytes));
+  it('stores the file the writer makes under the key and answers its size and sha256, read back from it', async () => {
+    // Larger than one read for the hash.
+    const data = randomBytes(3 * 1024 * 1024 + 123);
+    let handed = '';
+    const stored = await storage.put('instance-1/backup-1.tar', (file) => {
+      handed = file;
+      return writing(data)(file);
+    });
+    expect(handed).toBe(path.join(root, 'instance-1', '.partial-backup-1.tar'));
     expect(stored).toEqual({ key: 'instance-1/backup-1.tar', sizeBytes: data.length, sha256: sha256(data) });
     expect(fs.readFileSync(path.join(root, 'instance-1', 'backup-1.tar')).equals(data)).toBe(true);
     expect(filesUnder(root)).toEqual(['instance-1/backup-1.tar']);
-    expect(seen.at(-1)).toBe(data.length);
     expect(await storage.size('instance-1/backup-1.tar')).toBe(data.length);
     expect(await storage.exists('instance-1/backup-1.tar')).toBe(true);
   });
 
-  it('leaves neither the key nor a partial file when the source fails midway', async () => {
-    const first = randomBytes(64 * 1024);
-    let sent = false;
+  it('leaves neither the key nor a partial file when the writer fails midway', async () => {
     let during: string[] = [];
-    const source = new Readable({
-      read() {
-        if (!sent) {
-          sent = true;
-          this.push(first);
-        } else {
-          // tar dies after the first block went out (and was opened for writing: the open is asynchronous).
-          const fail = () => {
-            during = filesUnder(root);
-            if (during.length === 0) setTimeout(fail, 5);
-            else this.destroy(new Error('tar failed (exit 2): Cannot read'));
-          };
-          setImmediate(fail);
-        }
-      },
-    });
-    const written: number[] = [];
-    await expect(storage.put('instance-1/cut.tar', source, (bytes) => written.push(bytes))).rejects.toThrow('tar failed (exit 2)');
-    expect(written).toContain(first.length);
+    const cut = async (file: string) => {
+      await writing(randomBytes(64 * 1024))(file);
+      during = filesUnder(root);
+      throw new Error('tar failed (exit 2): Cannot read');
+    };
+    await expect(storage.put('instance-1/cut.tar', cut)).rejects.toThrow('tar failed (exit 2)');
     expect(during).toEqual(['instance-1/.partial-cut.tar']);
     expect(await storage.exists('instance-1/cut.tar')).toBe(false);
     expect(filesUnder(root)).toEqual([]);
   });
 
-  it('fails a write whose tar source died before the write began, without crashing or leaving a file', async () => {
-    const source = pack({ parts: [{ dir: root, paths: ['no-such-file'] }] });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    await expect(storage.put('i/b.tar', source)).rejects.toThrow(/tar failed/);
+  it('fails a write whose tar cannot read a part, without leaving a file', async () => {
+    await expect(storage.put('i/b.tar', (file) => packInto({ parts: [{ dir: root, paths: ['no-such-file'] }] }, file))).rejects.toThrow(/tar failed/);
     expect(filesUnder(root)).toEqual([]);
   });
 
-  it('packs only the parts that name paths', async () => {
-    fs.writeFileSync(path.join(root, 'manifest.json'), '{}');
-    const stored = await storage.put('i/c.tar', pack({ parts: [{ dir: root, paths: ['manifest.json'] }, { dir: root, paths: [] }] }));
-    expect(stored.sizeBytes).toBeGreaterThan(0);
+  it('stores the archive tar writes itself: it holds the parts that name paths, its size and sha256 are the stored file\'s', async () => {
+    const parts = path.join(root, 'parts');
+    fs.mkdirSync(path.join(parts, 'databases'), { recursive: true });
+    fs.writeFileSync(path.join(parts, 'manifest.json'), '{}');
+    fs.writeFileSync(path.join(parts, 'databases', '1.dump'), randomBytes(300_000));
+    const sizes: number[] = [];
+    const stored = await storage.put('i/c.tar', (file) =>
+      packInto({ parts: [{ dir: parts, paths: ['databases', 'manifest.json'] }, { dir: parts, paths: [] }] }, file, (bytes) => sizes.push(bytes)),
+    );
+    const archive = fs.readFileSync(path.join(root, 'i', 'c.tar'));
+    expect(stored).toEqual({ key: 'i/c.tar', sizeBytes: archive.length, sha256: sha256(archive) });
+    expect(sizes.at(-1)).toBe(archive.length);
+    expect(execFileSync('tar', ['-tf', path.join(root, 'i', 'c.tar')]).toString().split('\n').filter(Boolean).sort()).toEqual([
+      'databases/',
+      'databases/1.dump',
+      'manifest.json',
+    ]);
   });
 
   it('sweeps partial files a crash left behind, counts them and keeps finished ones', async () => {
-    await storage.put('instance-1/kept.tar', Readable.from([Buffer.from('whole')]));
+    await storage.put('instance-1/kept.tar', writing('whole'));
     fs.writeFileSync(path.join(root, 'instance-1', '.partial-x.tar'), 'half');
     fs.mkdirSync(path.join(root, 'instance-2'));
     fs.writeFileSync(path.join(root, 'instance-2', '.partial-y.tar'), 'half');
@@ -113,7 +117,7 @@ describe('LocalDirectoryStorage', () => {
   it.each(['../escape.tar', 'instance-1/../../escape.tar', '.hidden.tar', 'instance-1/.partial-x.tar', '/etc/passwd', ''])(
     'refuses the key %j',
     async (key) => {
-      await expect(storage.put(key, Readable.from([Buffer.from('x')]))).rejects.toThrow('Invalid storage key');
+      await expect(storage.put(key, writing('x'))).rejects.toThrow('Invalid storage key');
       expect(() => storage.read(key)).toThrow('Invalid storage key');
       await expect(storage.delete(key)).rejects.toThrow('Invalid storage key');
       expect(fs.existsSync(path.join(path.dirname(root), 'escape.tar'))).toBe(false);
@@ -122,14 +126,14 @@ describe('LocalDirectoryStorage', () => {
 
   it('reads an inclusive byte range, or the whole file', async () => {
     const data = Buffer.from('0123456789abcdefghij');
-    await storage.put('i/r.tar', Readable.from([data]));
+    await storage.put('i/r.tar', writing(data));
     expect((await readAll(storage.read('i/r.tar', { start: 3, end: 7 }))).toString()).toBe('34567');
     expect((await readAll(storage.read('i/r.tar', { start: 19, end: 19 }))).toString()).toBe('j');
     expect((await readAll(storage.read('i/r.tar'))).equals(data)).toBe(true);
   });
 
   it('deletes a key, and deleting a missing key is no error', async () => {
-    await storage.put('i/d.tar', Readable.from([Buffer.from('x')]));
+    await storage.put('i/d.tar', writing('x'));
     await storage.delete('i/d.tar');
     expect(await storage.exists('i/d.tar')).toBe(false);
     await expect(storage.delete('i/d.tar')).resolves.toBeUndefined();

@@ -54,3 +54,12 @@ test('rejects with the tool’s last stderr lines when it fails', async () => {
   await expect(failing).rejects.toThrow(EngineError);
   await expect(failing).rejects.toThrow(/sh failed \(exit 3\): connection lost/);
 });
+
+test('answers the size when the tool exits with a code the caller accepts, and still fails on any other', async () => {
+  const accepted = path.join(dir, 'accepted.tar');
+  await expect(runToFile(null, '/bin/sh', ['-c', 'printf abc; exit 1'], accepted, { okExitCodes: [1] })).resolves.toBe(3);
+  const refused = path.join(dir, 'refused.tar');
+  await expect(runToFile(null, '/bin/sh', ['-c', 'printf abc; printf "cannot read\\n" >&2; exit 2'], refused, { okExitCodes: [1] })).rejects.toThrow(
+    /sh failed \(exit 2\): cannot read/,
+  );
+});
