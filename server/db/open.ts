@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import type { Config } from '../config';
 import type { Db, Database } from './schema';
 
@@ -24,5 +24,35 @@ export function openDb(target: Pick<Config, 'dataDir'> | ':memory:'): Db {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+}
+
+/** How many prepared statements are kept: the queries the server runs, with room for lists of varying length. */
+const cachedStatements = 500;
+
+/**
+ * The database as Kysely sees it, with each statement prepared once and kept (least recently used
+ * out first). Kysely prepares every query it runs anew; for the short queries a list answer makes,
+ * preparing cost a tenth of the request. Kysely runs one query at a time on the connection, so a
+ * kept statement is never in use twice; SQLite prepares it again by itself after a schema change.
+ */
+export function withStatementCache(sqlite: SqliteDatabase): SqliteDatabase {
+  const statements = new Map<string, SqliteStatement>();
+  return {
+    prepare(sql) {
+      let statement = statements.get(sql);
+      if (statement) {
+        statements.delete(sql);
+      } else {
+        statement = sqlite.prepare(sql);
+        if (statements.size >= cachedStatements) statements.delete(statements.keys().next().value!);
+      }
+      statements.set(sql, statement);
+      return statement;
+    },
+    close() {
+      statements.clear();
+      sqlite.close();
+    },
+  };
 }

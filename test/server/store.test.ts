@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, sql, SqliteDialect } from 'kysely';
 import { migrateToLatest, migrationNames, migratorOf } from '../../server/db/migrations';
-import { openDb } from '../../server/db/open';
+import { openDb, withStatementCache } from '../../server/db/open';
 import { insertSession } from '../../server/db/sessions';
 import { createUser, DuplicateEmailError, findByEmail } from '../../server/db/users';
 import { goodPassword } from './helpers';
@@ -72,6 +72,45 @@ describe('the store', () => {
     await expect(
       insertSession(db, { id: 'x', user_id: 'nobody', kind: 'cookie', persistent: 0, created_at: at, expires_at: at, last_seen_at: at, user_agent: null, ip: null }),
     ).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
+    await db.destroy();
+  });
+});
+
+describe('the statement cache', () => {
+  /** A store whose SQLite counts what it prepares. */
+  function counted() {
+    const sqlite = new SQLite(':memory:');
+    const prepared: string[] = [];
+    const prepare = sqlite.prepare.bind(sqlite);
+    sqlite.prepare = ((sql: string) => (prepared.push(sql), prepare(sql))) as typeof sqlite.prepare;
+    const db = new Kysely<{ t: { id: number; name: string } }>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    return { db, prepared };
+  }
+
+  it('prepares a query once however often it runs, and answers each run with its own parameters', async () => {
+    const { db, prepared } = counted();
+    await db.schema.createTable('t').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('name', 'text').execute();
+    for (let id = 1; id <= 50; id++) await db.insertInto('t').values({ id, name: `n${id}` }).execute();
+    for (const id of [7, 8, 7]) {
+      expect(await db.selectFrom('t').select('name').where('id', '=', id).executeTakeFirst()).toEqual({ name: `n${id}` });
+    }
+    expect(prepared.filter((sql) => sql.startsWith('insert'))).toHaveLength(1);
+    expect(prepared.filter((sql) => sql.startsWith('select'))).toHaveLength(1);
+
+    // A table changed under a kept statement: SQLite prepares it again by itself.
+    await db.schema.alterTable('t').addColumn('extra', 'text').execute();
+    expect(await db.selectFrom('t').select('name').where('id', '=', 9).executeTakeFirst()).toEqual({ name: 'n9' });
+    await db.destroy();
+  });
+
+  it('keeps the 500 most recently used statements and prepares again what fell out', async () => {
+    const { db, prepared } = counted();
+    const select = (n: number) => sql`select ${sql.raw(String(n))} as n`.execute(db);
+    for (let n = 0; n <= 500; n++) await select(n);
+    await select(500); // still kept
+    await select(0); // the least recently used one, pushed out by the 501st
+    expect(prepared).toHaveLength(502);
+    expect(prepared.at(-1)).toBe('select 0 as n');
     await db.destroy();
   });
 });
