@@ -14,8 +14,11 @@ export const storeFileName = 'warden.sqlite';
 export function openDb(target: Pick<Config, 'dataDir'> | ':memory:'): Db {
   let file = ':memory:';
   if (target !== ':memory:') {
-    fs.mkdirSync(target.dataDir, { recursive: true });
+    // Engines run as users of their own and traverse the data folder to reach their instances: they
+    // may pass through it, not list it.
+    fs.mkdirSync(target.dataDir, { recursive: true, mode: 0o711 });
     file = path.join(target.dataDir, storeFileName);
+    keepPrivate(file);
   }
   const sqlite = new SQLite(file);
   // Connection settings are SQLite-specific, so they are pragmas rather than Kysely queries.
@@ -25,6 +28,18 @@ export function openDb(target: Pick<Config, 'dataDir'> | ':memory:'): Db {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+}
+
+/**
+ * The store holds password hashes, sessions, two-factor secrets and audit entries: only the server's
+ * own user may read it, never an engine's. SQLite gives its -wal and -shm files the store's mode; a
+ * store made before this rule is brought under it.
+ */
+function keepPrivate(file: string) {
+  fs.closeSync(fs.openSync(file, 'a', 0o600));
+  for (const part of [file, `${file}-wal`, `${file}-shm`]) {
+    if (fs.existsSync(part)) fs.chmodSync(part, 0o600);
+  }
 }
 
 /** How many prepared statements are kept: the queries the server runs, with room for lists of varying length. */

@@ -16,6 +16,21 @@ describe('the store', () => {
   });
   afterEach(() => fs.rmSync(path.dirname(path.dirname(dataDir)), { recursive: true, force: true }));
 
+  it('keeps the store readable by the server alone, and brings an older, readable store under that rule', async () => {
+    const modes = () => Object.fromEntries(fs.readdirSync(dataDir).map((name) => [name, fs.statSync(path.join(dataDir, name)).mode & 0o777]));
+    const db = openDb({ dataDir });
+    await migrateToLatest(db);
+    expect(modes()).toEqual({ 'warden.sqlite': 0o600, 'warden.sqlite-wal': 0o600, 'warden.sqlite-shm': 0o600 });
+    // Engines pass through the data folder to their instances; they may not list it.
+    expect(fs.statSync(dataDir).mode & 0o777).toBe(0o711);
+    await db.destroy();
+
+    fs.chmodSync(path.join(dataDir, 'warden.sqlite'), 0o644);
+    const reopened = openDb({ dataDir });
+    expect(modes()['warden.sqlite']).toBe(0o600);
+    await reopened.destroy();
+  });
+
   it('creates <dataDir>/warden.sqlite in WAL mode, and migrating twice is harmless', async () => {
     const db = openDb({ dataDir });
     await migrateToLatest(db);
