@@ -32,6 +32,7 @@ import { debugRoutes } from './routes/debug';
 import { groupRoutes } from './routes/groups';
 import { healthRoutes } from './routes/health';
 import { outboxRoutes } from './routes/outbox';
+import { instanceConnectionRoutes } from './routes/instanceConnection';
 import { instanceRoutes } from './routes/instances';
 import { instanceConfigRoutes } from './routes/instanceConfig';
 import { databaseRoutes } from './routes/databases';
@@ -196,6 +197,7 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
   app.register(auditRoutes, { prefix: '/admin', ctx });
   app.register(groupRoutes, { prefix: '/groups', ctx, authz, instances: groupInstances });
   app.register(instanceRoutes, { prefix: '/instances', ctx, authz, service: instances });
+  app.register(instanceConnectionRoutes, { prefix: '/instances', ctx, authz, service: instances });
   app.register(instanceConfigRoutes, { prefix: '/instances', ctx, authz, service: instances });
   app.register(databaseRoutes, { prefix: '/instances', ctx, authz, service: instances });
   app.register(instanceBackupRoutes, { prefix: '/instances', ctx, authz, service: backups });

@@ -3,8 +3,6 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import {
   CloneRequest,
-  ConnectionInfo,
-  ConnectionSecret,
   CreateInstanceRequest,
   DeleteInstanceQuery,
   DeleteInstanceResponse,
@@ -19,7 +17,6 @@ import {
   ValidateNameResponse,
   instanceSortFields,
 } from '../../contracts/instances';
-import { pgDefaultDatabase, pgOwnerRole } from '../../contracts/databases';
 import { LogsPage, LogsQuery, type LogLevel } from '../../contracts/logs';
 import { Page } from '../../contracts/page';
 import { Problem } from '../../contracts/problem';
@@ -29,13 +26,10 @@ import { audited } from '../authz/audited';
 import type { Authorization } from '../authz/authorization';
 import type { AppContext } from '../context';
 import { findGroup } from '../db/groups';
-import { findInstance, findInstanceRow, listInstances, updateInstanceRow } from '../db/instances';
+import { findInstance, listInstances, updateInstanceRow } from '../db/instances';
 import { queryLogs, uniqueHandlers } from '../db/logs';
 import { pageWindow, sortKeys } from '../db/paging';
-import { pgSuperuserPassword, pgSuperuserTarget } from '../engines/pg';
-import { pgOwnerPassword, rotateOwnerPassword } from '../engines/pgRoles';
 import { callerEmail, principalOf } from '../http/auth';
-import { pgProblem } from '../http/pgProblem';
 import { HttpProblem, validationProblem } from '../http/problems';
 import { checkInstanceQuota } from '../instances/createInstance';
 import { creationGraph } from '../instances/graphs';
@@ -43,15 +37,14 @@ import type { InstanceService } from '../instances/instanceService';
 import { instanceDefaults } from '../config';
 import { visibleInstance } from '../http/instanceAccess';
 
-const tags = ['instances'];
+export const tags = ['instances'];
 const id = Type.String({ minLength: 1, maxLength: 64 });
-const IdParams = Type.Object({ id }, { additionalProperties: false });
+export const IdParams = Type.Object({ id }, { additionalProperties: false });
 const ListQuery = Type.Object(
   { ...InstancesQuery.properties, sort: Type.Optional(Type.Enum(sortKeys(instanceSortFields))) },
   { additionalProperties: false },
 );
-const EmptyBody = Type.Optional(Type.Object({}, { additionalProperties: false }));
-const SecretQuery = Type.Object({ role: Type.Optional(Type.Enum(['owner', 'superuser'])) }, { additionalProperties: false });
+export const EmptyBody = Type.Optional(Type.Object({}, { additionalProperties: false }));
 const accepted = { 202: Instance, 404: Problem, 409: Problem };
 
 /** /instances (SPEC §7, DESIGN §5, §10): every call scoped by the one authorization layer. */
@@ -302,85 +295,6 @@ export const instanceRoutes: FastifyPluginAsyncTypebox<{
         engineVersion: instance.engineVersion,
         latestVersion,
       };
-    },
-  );
-
-  app.get(
-    '/:id/connection',
-    { config: { access: 'user' }, schema: { tags, summary: 'How to connect as the owner role (without the password)', params: IdParams, response: { 200: ConnectionInfo, 404: Problem } } },
-    async (request) => {
-      const instance = await visible(request, request.params.id);
-      if (instance.type === 'pg') {
-        return {
-          host: instance.host,
-          port: instance.port,
-          user: pgOwnerRole,
-          database: pgDefaultDatabase,
-          uri: `postgresql://${pgOwnerRole}@${instance.host}:${instance.port}/${pgDefaultDatabase}`,
-        };
-      }
-      return { host: instance.host, port: instance.port, user: null, database: null, uri: `http://${instance.host}:${instance.port}` };
-    },
-  );
-
-  app.post(
-    '/:id/connection/secret',
-    {
-      config: { access: 'user' },
-      schema: {
-        tags,
-        summary: "The owner role's password for members of the instance's group; ?role=superuser the superuser's, for admins only (audited)",
-        params: IdParams,
-        querystring: SecretQuery,
-        body: EmptyBody,
-        response: { 200: ConnectionSecret, 403: Problem, 404: Problem, 409: Problem },
-      },
-    },
-    async (request) => {
-      const instance = await visible(request, request.params.id);
-      const superuser = request.query.role === 'superuser';
-      const note = superuser
-        ? { action: 'instances.connection.secret.superuser', target: instance.id, detail: { name: instance.name, dangerous: true } }
-        : { action: 'instances.connection.secret', target: instance.id, detail: { name: instance.name, role: pgOwnerRole } };
-      return audited(ctx, request, note, async () => {
-        // The superuser reaches the host's files and programs: people work as the owner role (DESIGN §11).
-        if (superuser && !hasRole(principalOf(request), 'admin')) throw new HttpProblem(403, "Only admins may reveal the superuser's password.");
-        if (instance.type !== 'pg') throw new HttpProblem(409, 'etcd instances have no password: they listen on loopback without authentication.');
-        const rt = service.runtime((await findInstanceRow(ctx.db, instance.id))!);
-        if (superuser) {
-          try {
-            return { password: pgSuperuserPassword(rt) };
-          } catch {
-            throw new HttpProblem(409, 'The instance is not initialized yet: it has no password.');
-          }
-        }
-        const password = pgOwnerPassword(rt);
-        if (password === null) throw new HttpProblem(409, 'The instance has no owner role yet: it is made when the instance starts, so start (or restart) it once.');
-        return { password };
-      });
-    },
-  );
-
-  app.post(
-    '/:id/connection/rotate',
-    {
-      config: { access: 'user' },
-      schema: {
-        tags,
-        summary: "A new password for the owner role (the old one stops working); the instance must be running (audited)",
-        params: IdParams,
-        body: EmptyBody,
-        response: { 200: ConnectionSecret, 404: Problem, 409: Problem },
-      },
-    },
-    async (request) => {
-      const instance = await visible(request, request.params.id);
-      return audited(ctx, request, { action: 'instances.connection.rotate', target: instance.id, detail: { name: instance.name, role: pgOwnerRole } }, async () => {
-        if (instance.type !== 'pg') throw new HttpProblem(409, 'etcd instances have no password: they listen on loopback without authentication.');
-        if (instance.status !== 'running') throw new HttpProblem(409, 'The instance is not running: start it to rotate the password.');
-        const rt = service.runtime((await findInstanceRow(ctx.db, instance.id))!);
-        return { password: await pgProblem(() => rotateOwnerPassword(pgSuperuserTarget(rt))) };
-      });
     },
   );
 
