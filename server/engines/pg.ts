@@ -13,7 +13,8 @@ import type {
   InstanceRuntime,
   ReloadReport,
 } from './engine';
-import { pgBackupDatabase, pgInspect, pgRestoreInto, readPgManifest, withClient as withPgClient, type PgTarget } from './pgBackup';
+import { pgBackupDatabase, pgInspect, readPgManifest, withClient as withPgClient, type PgTarget } from './pgBackup';
+import { pgRestoreInto } from './pgRestore';
 import { writeInstanceFile } from './instanceFiles';
 import { parameterPolicy } from './parameterPolicy';
 import { parameterFromRow, pgCatalogue, readJson, settingsQuery, type SettingsRow } from './pgCatalogue';

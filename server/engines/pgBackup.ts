@@ -2,9 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import type { BackupContents } from '../../contracts/backups';
-import { pgDefaultDatabase, pgOwnerRole } from '../../contracts/databases';
 import type { BackupProgress, DatabaseBackup, InstanceRuntime } from './engine';
-import { EngineError, instanceUser, run, runToFile, spawnTool } from './processRunner';
+import { EngineError, instanceUser, run, runToFile } from './processRunner';
 import { writeInstanceFile } from './instanceFiles';
 
 // Database backups of PostgreSQL (DESIGN §5): pg_dump -Fc of every database that takes connections
@@ -28,7 +27,7 @@ export interface PgTarget {
   password: string;
 }
 
-interface Tools {
+export interface Tools {
   bin: (tool: string) => string;
 }
 
@@ -80,13 +79,13 @@ export async function withClient<T>(
   }
 }
 
-const connectionArgs = (target: PgTarget) => ['-h', target.socket, '-p', String(target.rt.port), '-U', 'postgres', '-w'];
+export const connectionArgs = (target: PgTarget, user = 'postgres') => ['-h', target.socket, '-p', String(target.rt.port), '-U', user, '-w'];
 
 /**
  * A libpq connection string naming only the database: `-d name` would read a name holding `=` or
  * starting with postgresql:// as connection options.
  */
-const dbnameArg = (name: string) => `dbname='${name.replace(/[\\']/g, (c) => `\\${c}`)}'`;
+export const dbnameArg = (name: string) => `dbname='${name.replace(/[\\']/g, (c) => `\\${c}`)}'`;
 
 interface TablePlan {
   /** The manifest's key: schema and table each quoted only where SQL needs it (`public.t`, `"we.ird"."ta.ble"`). */
@@ -260,47 +259,6 @@ export function readPgManifest(dir: string): PgManifest {
   return manifest;
 }
 
-/** Runs SQL through psql's stdin (so the file needs no engine-user access), stopping at the first error. */
-function psqlStdin(tools: Tools, target: PgTarget, text: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawnTool(
-      instanceUser(target.rt),
-      tools.bin('psql'),
-      ['-X', '-q', '-v', 'ON_ERROR_STOP=1', ...connectionArgs(target), '-d', 'postgres', '-f', '-'],
-      { env: { PGPASSWORD: target.password } },
-    );
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.stdout.resume();
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new EngineError(`psql failed: ${stderr.trim()}`))));
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(text);
-  });
-}
-
-/** Restores roles, then every database, into a fresh running server. */
-export async function pgRestoreInto(tools: Tools, dir: string, target: PgTarget): Promise<void> {
-  const manifest = readPgManifest(dir);
-  // The superuser keeps the new instance's own password, or the console could not reach it. The
-  // owner role and the default database exist already (made at the first start): the backup's
-  // attributes of the owner are applied, then the engine sets them right again.
-  const globals = fs
-    .readFileSync(path.join(dir, 'globals.sql'), 'utf8')
-    .split('\n')
-    .filter((line) => !/^(CREATE|ALTER) ROLE postgres\b/.test(line) && line !== `CREATE ROLE ${pgOwnerRole};`)
-    .join('\n');
-  await psqlStdin(tools, target, globals);
-  for (const database of manifest.databases) {
-    const into = database.name === 'postgres' || database.name === pgDefaultDatabase ? ['-d', dbnameArg(database.name)] : ['-C', '-d', 'postgres'];
-    await run(
-      instanceUser(target.rt),
-      tools.bin('pg_restore'),
-      [...connectionArgs(target), '--exit-on-error', '-j', '2', ...into, path.join(dir, database.file)],
-      { env: { PGPASSWORD: target.password }, timeoutMs: 6 * 60 * 60_000 },
-    );
-  }
-}
 /** Exact row counts of every user table of one database (`schema.table` → rows), as the superuser. */
 export function pgRowCounts(target: PgTarget, database: string): Promise<Record<string, number>> {
   return withClient(target, database, async (client) => client.query('begin').then(async () => countRows(client, await tablesOf(client))));

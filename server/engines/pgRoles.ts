@@ -16,7 +16,10 @@ const managedComment = 'Managed by Warden';
 /** Predefined roles that reach the host's files and programs: never granted to anyone people use. */
 const serverRoles = ['pg_read_server_files', 'pg_write_server_files', 'pg_execute_server_program'];
 /** Role names nobody may take: PostgreSQL's own, the control plane's and the owner's. */
-const reservedRoles = new Set(['postgres', pgOwnerRole, 'public', 'none', 'current_user', 'current_role', 'session_user']);
+/** The role a restore loads rows as (pgRestore.ts): made and dropped by every restore, so no one else may hold the name. */
+export const restoreLoaderRole = 'warden_restore_loader';
+
+const reservedRoles = new Set(['postgres', pgOwnerRole, restoreLoaderRole, 'public', 'none', 'current_user', 'current_role', 'session_user']);
 const systemDatabases = new Set(['postgres', 'template0', 'template1']);
 
 /** A request the instance refuses, with the status to answer and the field it is about, if any. */

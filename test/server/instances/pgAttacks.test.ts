@@ -130,6 +130,61 @@ describe('the owner role cannot reach outside its databases', () => {
     }
   });
 
+  it("never gets its code run as the superuser when a backup of its tables is restored (verify, clone)", async () => {
+    const planted = `${marker}-restored`;
+    // Code that runs for every row loaded into the table: a CHECK constraint, a domain's check and a
+    // generated column, each trying the host's programs when it finds itself a superuser.
+    await owner.query(
+      `create function public.probe(text) returns boolean language plpgsql immutable as $$
+         begin
+           if (select rolsuper from pg_roles where rolname = current_user) then
+             execute 'copy (select 1) to program ''touch ${planted}''';
+           end if;
+           return true;
+         end $$`,
+    );
+    await owner.query('create domain probed as text check (public.probe(value))');
+    await owner.query(
+      `create table loaded (line text check (public.probe(line)), kind probed, seen boolean generated always as (public.probe(line)) stored)`,
+    );
+    await owner.query("insert into loaded (line, kind) select 'row ' || n, 'k' from generate_series(1, 50) n");
+    await owner.query('create sequence counter start 7');
+    await owner.query("select nextval('counter')");
+    const { oid } = (await owner.query<{ oid: number }>("select lo_from_bytea(0, 'large object') as oid")).rows[0];
+    try {
+      expect((await world.call('POST', `/instances/${instance.id}/backups/database/backup`, {}, member)).statusCode).toBe(202);
+      await world.backups().idle();
+      const [backup] = (await world.call('GET', `/instances/${instance.id}/backups/database`, undefined, member)).json().items;
+      expect(backup).toMatchObject({ status: 'succeeded' });
+
+      expect((await world.call('POST', `/instances/${instance.id}/backups/${backup.id}/verify`, {}, member)).statusCode).toBe(202);
+      await world.backups().idle();
+      expect((await world.backups().find(backup.id))?.verification).toMatchObject({ ok: true });
+
+      const res = await world.call('POST', `/instances/${instance.id}/clone`, { name: 'restored-probe', backupId: backup.id }, member);
+      expect(res.statusCode).toBe(202);
+      await world.service().idle();
+      const clone = await world.instance(res.json().id);
+      expect(clone.status).toBe('running');
+      const { password } = (await world.call('POST', `/instances/${clone.id}/connection/secret`, {}, member)).json() as { password: string };
+      const cloned = new Client({ host: '127.0.0.1', port: clone.port, user: 'app', database: 'app', password });
+      await cloned.connect();
+      try {
+        // Every row, the sequence, the owner and the large object came across; the loading role is gone.
+        expect((await cloned.query('select count(*)::int as n, bool_and(seen) as seen from loaded')).rows[0]).toEqual({ n: 50, seen: true });
+        expect((await cloned.query("select last_value::int as v from counter")).rows[0].v).toBe(7);
+        expect((await cloned.query("select tableowner from pg_tables where tablename = 'loaded'")).rows[0].tableowner).toBe('app');
+        expect((await cloned.query('select convert_from(lo_get($1), $2) as text', [oid, 'UTF8'])).rows[0].text).toBe('large object');
+        expect((await cloned.query("select count(*)::int as n from pg_roles where rolname like 'warden_restore%'")).rows[0].n).toBe(0);
+      } finally {
+        await cloned.end();
+      }
+      expect(fs.existsSync(planted)).toBe(false);
+    } finally {
+      fs.rmSync(planted, { force: true });
+    }
+  });
+
   it('is refused the same through the roles API: no role joins pg_execute_server_program or the superuser', async () => {
     for (const memberOf of [['pg_execute_server_program'], ['postgres'], ['pg_write_server_files']]) {
       const res = await world.call('POST', `/instances/${instance.id}/roles`, { name: 'climber', login: true, memberOf }, member);

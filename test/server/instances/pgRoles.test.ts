@@ -244,7 +244,7 @@ describe('roles through the API', () => {
     }
     const grant = await world.call('PUT', `/instances/${instance.id}/roles/reader`, { memberOf: ['app', 'pg_execute_server_program'] }, member);
     expectProblem(grant, 400);
-    for (const name of ['pg_evil', 'postgres', 'app', 'public']) {
+    for (const name of ['pg_evil', 'postgres', 'app', 'public', 'warden_restore_loader']) {
       const res = await world.call('POST', `/instances/${instance.id}/roles`, { name, login: true }, member);
       expect(expectProblem(res, 400).errors?.name[0]).toMatch(/reserved/);
     }
