@@ -1,8 +1,11 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Authorization } from '../authz/authorization';
+import type { AppContext } from '../context';
 import { findInstance } from '../db/instances';
 import type { Db } from '../db/schema';
 import { principalOf } from './auth';
+import type { InstanceService } from '../instances/instanceService';
 import { HttpProblem } from './problems';
 
 /**
@@ -16,3 +19,6 @@ export function visibleInstance(db: Db, authz: Authorization) {
     return instance;
   };
 }
+
+/** A family of /instances/{id}… routes: the context, the authorization layer and the instance service. */
+export type InstanceRoutes = FastifyPluginAsyncTypebox<{ ctx: AppContext; authz: Authorization; service: InstanceService }>;

@@ -1,4 +1,3 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import {
@@ -12,16 +11,13 @@ import {
 } from '../../contracts/databases';
 import { Problem } from '../../contracts/problem';
 import { audited } from '../authz/audited';
-import type { Authorization } from '../authz/authorization';
-import type { AppContext } from '../context';
 import { findInstanceRow } from '../db/instances';
 import { pgSuperuserTarget } from '../engines/pg';
 import type { PgTarget } from '../engines/pgBackup';
 import { createDatabase, createRole, dropDatabase, dropRole, listDatabases, listRoles, updateRole } from '../engines/pgRoles';
 import { HttpProblem } from '../http/problems';
 import { pgProblem } from '../http/pgProblem';
-import type { InstanceService } from '../instances/instanceService';
-import { visibleInstance } from '../http/instanceAccess';
+import { visibleInstance, type InstanceRoutes } from '../http/instanceAccess';
 
 const tags = ['databases'];
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
@@ -32,11 +28,7 @@ const refused = { 400: Problem, 404: Problem, 409: Problem };
  * roles, made by the control plane as superuser for the members of the instance's group, checked
  * and audited. Roles made here get no attribute beyond LOGIN and join only each other or the owner.
  */
-export const databaseRoutes: FastifyPluginAsyncTypebox<{
-  ctx: AppContext;
-  authz: Authorization;
-  service: InstanceService;
-}> = async (app, { ctx, authz, service }) => {
+export const databaseRoutes: InstanceRoutes = async (app, { ctx, authz, service }) => {
   const visible = visibleInstance(ctx.db, authz);
   /** The superuser's way into a running pg instance the caller may see; 404 for anyone else. */
   const pgOf = async (request: FastifyRequest, instanceId: string): Promise<{ id: string; target: PgTarget }> => {

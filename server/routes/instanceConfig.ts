@@ -1,16 +1,12 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ConfigRevision, InstanceConfig, UpdateConfigRequest, UpdateConfigResponse } from '../../contracts/instances';
 import { Page, PageQuery } from '../../contracts/page';
 import { Problem } from '../../contracts/problem';
 import { hasRole } from '../../contracts/roles';
 import { audited } from '../authz/audited';
-import type { Authorization } from '../authz/authorization';
-import type { AppContext } from '../context';
 import { pageWindow } from '../db/paging';
 import { callerEmail, principalOf } from '../http/auth';
-import { visibleInstance } from '../http/instanceAccess';
-import type { InstanceService } from '../instances/instanceService';
+import { visibleInstance, type InstanceRoutes } from '../http/instanceAccess';
 
 const tags = ['instances'];
 const id = Type.String({ minLength: 1, maxLength: 64 });
@@ -23,11 +19,7 @@ const RevisionsQuery = Type.Object(
 const RestoreRequest = Type.Object({ apply: UpdateConfigRequest.properties.apply }, { additionalProperties: false });
 
 /** /instances/{id}/config… (SPEC §7): parameters, changes saved as revisions, and restoring one. */
-export const instanceConfigRoutes: FastifyPluginAsyncTypebox<{
-  ctx: AppContext;
-  authz: Authorization;
-  service: InstanceService;
-}> = async (app, { ctx, authz, service }) => {
+export const instanceConfigRoutes: InstanceRoutes = async (app, { ctx, authz, service }) => {
   const visible = visibleInstance(ctx.db, authz);
 
   app.get(

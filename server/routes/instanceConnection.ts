@@ -1,20 +1,16 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { pgDefaultDatabase, pgOwnerRole } from '../../contracts/databases';
 import { ConnectionInfo, ConnectionSecret } from '../../contracts/instances';
 import { Problem } from '../../contracts/problem';
 import { hasRole } from '../../contracts/roles';
 import { audited } from '../authz/audited';
-import type { Authorization } from '../authz/authorization';
-import type { AppContext } from '../context';
 import { findInstanceRow } from '../db/instances';
 import { pgSuperuserPassword, pgSuperuserTarget } from '../engines/pg';
 import { pgOwnerPassword, rotateOwnerPassword } from '../engines/pgRoles';
 import { principalOf } from '../http/auth';
-import { visibleInstance } from '../http/instanceAccess';
+import { visibleInstance, type InstanceRoutes } from '../http/instanceAccess';
 import { pgProblem } from '../http/pgProblem';
 import { HttpProblem } from '../http/problems';
-import type { InstanceService } from '../instances/instanceService';
 import { EmptyBody, IdParams, tags } from './instances';
 
 const SecretQuery = Type.Object({ role: Type.Optional(Type.Enum(['owner', 'superuser'])) }, { additionalProperties: false });
@@ -23,11 +19,7 @@ const SecretQuery = Type.Object({ role: Type.Optional(Type.Enum(['owner', 'super
  * /instances/{id}/connection (DESIGN §10, §11): how group members connect to their instance, as the
  * owner role, and the passwords behind it.
  */
-export const instanceConnectionRoutes: FastifyPluginAsyncTypebox<{
-  ctx: AppContext;
-  authz: Authorization;
-  service: InstanceService;
-}> = async (app, { ctx, authz, service }) => {
+export const instanceConnectionRoutes: InstanceRoutes = async (app, { ctx, authz, service }) => {
   const visible = visibleInstance(ctx.db, authz);
 
   app.get(

@@ -1,4 +1,3 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import {
@@ -23,8 +22,6 @@ import { Problem } from '../../contracts/problem';
 import { hasRole } from '../../contracts/roles';
 import { perUser } from '../auth/rateLimits';
 import { audited } from '../authz/audited';
-import type { Authorization } from '../authz/authorization';
-import type { AppContext } from '../context';
 import { findGroup } from '../db/groups';
 import { findInstance, listInstances, updateInstanceRow } from '../db/instances';
 import { queryLogs, uniqueHandlers } from '../db/logs';
@@ -33,9 +30,8 @@ import { callerEmail, principalOf } from '../http/auth';
 import { HttpProblem, validationProblem } from '../http/problems';
 import { checkInstanceQuota } from '../instances/createInstance';
 import { creationGraph } from '../instances/graphs';
-import type { InstanceService } from '../instances/instanceService';
 import { instanceDefaults } from '../config';
-import { visibleInstance } from '../http/instanceAccess';
+import { visibleInstance, type InstanceRoutes } from '../http/instanceAccess';
 
 export const tags = ['instances'];
 const id = Type.String({ minLength: 1, maxLength: 64 });
@@ -48,11 +44,7 @@ export const EmptyBody = Type.Optional(Type.Object({}, { additionalProperties: f
 const accepted = { 202: Instance, 404: Problem, 409: Problem };
 
 /** /instances (SPEC §7, DESIGN §5, §10): every call scoped by the one authorization layer. */
-export const instanceRoutes: FastifyPluginAsyncTypebox<{
-  ctx: AppContext;
-  authz: Authorization;
-  service: InstanceService;
-}> = async (app, { ctx, authz, service }) => {
+export const instanceRoutes: InstanceRoutes = async (app, { ctx, authz, service }) => {
   // Creating and cloning share one per-user count, so no one fills the host with instances in seconds.
   const creationLimit = perUser(app, ctx.config.instanceCreateRateLimit ?? instanceDefaults.instanceCreateRateLimit, 'create or clone instances');
   const visible = visibleInstance(ctx.db, authz);
