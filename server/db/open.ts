@@ -1,7 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import {
+  Kysely,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type SqliteDatabase,
+  type SqliteDialectConfig,
+  type SqliteStatement,
+} from 'kysely';
 import type { Config } from '../config';
 import type { Db, Database } from './schema';
 
@@ -27,7 +35,37 @@ export function openDb(target: Pick<Config, 'dataDir'> | ':memory:'): Db {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  return new Kysely<Database>({ dialect: new StoreDialect({ database: withStatementCache(sqlite) }, sqlite) });
+}
+
+/**
+ * SQLite may end a transaction itself when its commit fails (the disk is full, an I/O error); the
+ * rollback Kysely then sends would fail too and hide why. Only a transaction still open is rolled back.
+ */
+class StoreDriver extends SqliteDriver {
+  constructor(
+    config: SqliteDialectConfig,
+    private readonly sqlite: SQLite.Database,
+  ) {
+    super(config);
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.sqlite.inTransaction) await super.rollbackTransaction(connection);
+  }
+}
+
+class StoreDialect extends SqliteDialect {
+  constructor(
+    private readonly config: SqliteDialectConfig,
+    private readonly sqlite: SQLite.Database,
+  ) {
+    super(config);
+  }
+
+  override createDriver(): SqliteDriver {
+    return new StoreDriver(this.config, this.sqlite);
+  }
 }
 
 /**

@@ -123,9 +123,49 @@ function fieldErrors(validation: readonly AjvError[]): FieldErrors {
   return errors;
 }
 
+const diskFull = {
+  title: "The server's disk is full",
+  detail: 'The server has no room left to write. An operator must free space on its disk; then try again.',
+};
+const diskReadOnly = {
+  title: "The server's disk is read-only",
+  detail: 'The server cannot write to its disk. An operator must make it writable again; then try again.',
+};
+const diskFailed = {
+  title: "The server's disk failed",
+  detail: "Reading or writing the server's disk failed. An operator must check the disk; then try again.",
+};
+/** By code: SQLite's (an extended code by its primary one), Node's file system's, PostgreSQL's disk_full. */
+const diskErrors = new Map([
+  ['SQLITE_FULL', diskFull],
+  ['ENOSPC', diskFull],
+  ['EDQUOT', diskFull],
+  ['53100', diskFull],
+  ['SQLITE_READONLY', diskReadOnly],
+  ['EROFS', diskReadOnly],
+  ['SQLITE_IOERR', diskFailed],
+  ['EIO', diskFailed],
+]);
+
+/**
+ * A store or file write the disk refused, itself or as the cause of another error: no request is at
+ * fault and none can succeed until an operator acts, so every caller is told so, with no path.
+ */
+function diskProblem(error: unknown): HttpProblem | null {
+  for (let depth = 0; depth < 5 && typeof error === 'object' && error !== null; depth++) {
+    const { code, cause } = error as { code?: unknown; cause?: unknown };
+    const trouble = typeof code === 'string' ? diskErrors.get(code.replace(/^(SQLITE_[A-Z]+)_\w+$/, '$1')) : undefined;
+    if (trouble) return new HttpProblem(503, trouble.detail, { title: trouble.title });
+    error = cause;
+  }
+  return null;
+}
+
 /** Maps anything thrown while handling a request to the problem to answer, or null for a 500. */
 export function toProblem(error: FastifyError | Error): HttpProblem | null {
   if (error instanceof HttpProblem) return error;
+  const disk = diskProblem(error);
+  if (disk) return disk;
   const { code, statusCode, validation } = error as Partial<FastifyError>;
   if (validation) return validationProblem(fieldErrors(validation as AjvError[]));
   switch (code) {
@@ -155,6 +195,8 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
     request.log.error({ err: mapping }, 'Mapping an error to a problem failed');
     problem = null;
   }
+  // A disk the operator must see to is logged with its details; the client learns only what is wrong.
+  if (problem && problem.status >= 500 && !(error instanceof HttpProblem)) request.log.error({ err: error }, problem.title);
   if (problem) return sendProblem(reply, problem);
   // The log keeps the details for the operator; the client learns nothing about the internals.
   request.log.error({ err: error }, 'Unhandled error');

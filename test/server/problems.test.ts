@@ -92,6 +92,29 @@ describe('internal errors', () => {
     expect(res.body).not.toMatch(/secret|exploded|at /);
     expect(lines.join('')).toContain('disk /var/secret/path exploded');
   });
+
+  it.each([
+    ['SQLITE_FULL', "The server's disk is full"],
+    ['ENOSPC', "The server's disk is full"],
+    ['SQLITE_READONLY_DBMOVED', "The server's disk is read-only"],
+    ['EROFS', "The server's disk is read-only"],
+    ['SQLITE_IOERR_WRITE', "The server's disk failed"],
+    ['EIO', "The server's disk failed"],
+  ])('answers 503 for a disk error %s, saying what is wrong but no path, and logs it for the operator', async (code, title) => {
+    const lines: string[] = [];
+    await h.close();
+    h = await setup({ logger: { level: 'info', stream: { write: (line) => lines.push(line) } } });
+    h.app.get('/test/disk', { config: { access: 'public' } }, async () => {
+      throw Object.assign(new Error(`${code}: /var/secret/warden.sqlite`), { code });
+    });
+
+    const body = expectProblem(await h.app.inject({ url: '/test/disk' }), 503);
+
+    expect(body.title).toBe(title);
+    expect(body.detail).toMatch(/operator must .+; then try again\.$/);
+    expect(JSON.stringify(body)).not.toContain('secret');
+    expect(lines.join('')).toContain('/var/secret/warden.sqlite');
+  });
 });
 
 describe('rate limit', () => {
