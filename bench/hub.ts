@@ -118,7 +118,7 @@ async function startWarden(listeners: Listeners, clients: number): Promise<Targe
     const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
     const cookies = await signInUsers(app, db, Math.ceil(clients / connectionsPerUser));
     const perClient = Array.from({ length: clients }, (_, i) => cookies[i % cookies.length]);
-    await listeners.connect('warden', `${baseUrl.replace(/^http/, 'ws')}${hubPath}`, perClient, true);
+    await listeners.connect('warden', `${baseUrl.replace(/^http/, 'ws')}${hubPath}`, perClient, true, config.allowedOrigins[0]);
   } catch (error) {
     await close();
     throw error;

@@ -189,7 +189,7 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
   app.register(openApi, { config });
 
   app.register(healthRoutes);
-  app.register(hubRoute, { ctx, hub });
+  app.register(hubRoute, { hub });
   app.register(authRoutes, { prefix: '/auth', ctx });
   app.register(debugRoutes, { ctx });
   app.register(outboxRoutes, { ctx });

@@ -7,8 +7,11 @@ import { nowMs } from './monotonicClock';
 // server and the publisher on the main thread's event loop.
 
 export type ListenerRequest =
-  /** Opens one socket per cookie (null: none) as a named group; `signalr` does the hub handshake first. */
-  | { kind: 'connect'; group: string; url: string; cookies: (string | null)[]; signalr: boolean }
+  /**
+   * Opens one socket per cookie (null: none) as a named group; `signalr` does the hub handshake first.
+   * `origin` is sent as a browser's page would: the hub refuses the session cookie without it.
+   */
+  | { kind: 'connect'; group: string; url: string; cookies: (string | null)[]; signalr: boolean; origin?: string }
   /** Starts counting for a group: the reply comes once each of its sockets has received `events` events, or at the timeout. */
   | { kind: 'arm'; group: string; events: number; timeoutMs: number }
   /** Closes every group's sockets. */
@@ -42,8 +45,8 @@ export class Listeners {
     execArgv: ['--require', require.resolve('tsx/cjs')],
   });
 
-  async connect(group: string, url: string, cookies: (string | null)[], signalr: boolean): Promise<void> {
-    await this.request({ kind: 'connect', group, url, cookies, signalr });
+  async connect(group: string, url: string, cookies: (string | null)[], signalr: boolean, origin?: string): Promise<void> {
+    await this.request({ kind: 'connect', group, url, cookies, signalr, origin });
   }
 
   /** Arms a group, runs `publish`, and answers its deliveries with the wall time since publishing began. */

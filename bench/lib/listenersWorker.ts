@@ -67,11 +67,11 @@ function reply(message: ListenerReply) {
 }
 
 /** Opens one socket; with `signalr` it resolves once the hub has accepted the handshake. */
-function open(group: string, url: string, cookie: string | null, signalr: boolean, index: number): Promise<WebSocket> {
+function open(group: string, url: string, cookie: string | null, signalr: boolean, index: number, origin?: string): Promise<WebSocket> {
   const receive = (payload: TimedPayload) => {
     if (round?.group === group) round.receive(index, payload);
   };
-  const socket = new WebSocket(url, cookie ? { headers: { cookie } } : {});
+  const socket = new WebSocket(url, { origin, ...(cookie ? { headers: { cookie } } : {}) });
   return new Promise((resolve, reject) => {
     let ready = false;
     socket.once('unexpected-response', (request, response) => {
@@ -104,14 +104,14 @@ function open(group: string, url: string, cookie: string | null, signalr: boolea
   });
 }
 
-async function connect(group: string, url: string, cookies: (string | null)[], signalr: boolean) {
+async function connect(group: string, url: string, cookies: (string | null)[], signalr: boolean, origin?: string) {
   const sockets: WebSocket[] = [];
   groups.set(group, sockets);
   // A bounded number of handshakes in flight, like browsers reconnecting after a deploy.
   const batch = 100;
   for (let start = 0; start < cookies.length; start += batch) {
     const batchCookies = cookies.slice(start, start + batch);
-    sockets.push(...(await Promise.all(batchCookies.map((cookie, i) => open(group, url, cookie, signalr, start + i)))));
+    sockets.push(...(await Promise.all(batchCookies.map((cookie, i) => open(group, url, cookie, signalr, start + i, origin)))));
   }
 }
 
@@ -136,7 +136,7 @@ port.on('message', async (request: ListenerRequest) => {
   try {
     switch (request.kind) {
       case 'connect':
-        await connect(request.group, request.url, request.cookies, request.signalr);
+        await connect(request.group, request.url, request.cookies, request.signalr, request.origin);
         return reply({ kind: 'connected' });
       case 'arm':
         round = new Round(request.group, request.events, request.timeoutMs);

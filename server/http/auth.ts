@@ -46,17 +46,20 @@ async function resolvePrincipal(ctx: AppContext, request: FastifyRequest): Promi
 }
 
 /**
- * CSRF defence: browsers send Origin on every cross-origin and same-origin POST/PUT/PATCH/DELETE, so a
- * change from a foreign page is refused, and a cookie-authenticated change without Origin is too.
+ * CSRF defence: browsers send Origin on every cross-origin and same-origin POST/PUT/PATCH/DELETE and
+ * on every WebSocket opening, so these are refused from a foreign page, and with the session cookie
+ * but no Origin too (cross-site WebSocket hijacking included). A bearer token no page sends by itself.
  */
 function checkOrigin(request: FastifyRequest, allowedOrigins: readonly string[]): void {
-  if (!mutatingMethods.has(request.method)) return;
+  const webSocket = request.headers.upgrade?.toLowerCase() === 'websocket';
+  if (!mutatingMethods.has(request.method) && !webSocket) return;
+  const what = webSocket ? 'WebSocket connections' : 'Requests';
   const origin = request.headers.origin;
   if (origin !== undefined && !allowedOrigins.includes(origin)) {
-    throw new HttpProblem(403, `Requests from origin ${origin} are not allowed.`);
+    throw new HttpProblem(403, `${what} from origin ${origin} are not allowed.`);
   }
   if (origin === undefined && request.principal?.via === 'cookie') {
-    throw new HttpProblem(403, 'A change made with the session cookie must carry an allowed Origin header.');
+    throw new HttpProblem(403, `${what} made with the session cookie must carry an allowed Origin header.`);
   }
 }
 

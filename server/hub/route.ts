@@ -2,7 +2,6 @@ import websocket from '@fastify/websocket';
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { hubPath } from '../../contracts/hub';
-import type { AppContext } from '../context';
 import { principalOf } from '../http/auth';
 import { HttpProblem } from '../http/problems';
 import type { Hub } from './hub';
@@ -27,10 +26,10 @@ const availableTransports = [{ transport: 'WebSockets', transferFormats: ['Text'
  * /uihub/negotiate hands out a connection token (and stateful reconnect, when asked); a socket may
  * present it as ?id= to take that connection, or come without one (negotiation skipped).
  * /uihub: the access plugin has already refused an upgrade without a session (401, before any
- * WebSocket exists); this route refuses foreign Origins (cross-site WebSocket hijacking) and users
- * over their connection limit, then hands the socket to the hub.
+ * WebSocket exists) or one a foreign page may have opened (403, Origin checked like a change's);
+ * this route refuses users over their connection limit, then hands the socket to the hub.
  */
-export async function hubRoute(app: FastifyInstance, { ctx, hub }: { ctx: AppContext; hub: Hub }) {
+export async function hubRoute(app: FastifyInstance, { hub }: { hub: Hub }) {
   await app.register(websocket, {
     // ws never buffers a frame over twice the hub's limit (it closes with 1009); frames between
     // the two get the hub's clear Close "Message is too large" instead.
@@ -73,10 +72,6 @@ export async function hubRoute(app: FastifyInstance, { ctx, hub }: { ctx: AppCon
       config: { access: 'user' },
       schema: { tags: ['hub'], summary: 'Real-time hub (SignalR JSON protocol over WebSockets)', querystring: ConnectQuery, hide: true },
       preValidation: async (request) => {
-        const origin = request.headers.origin;
-        if (origin !== undefined && !ctx.config.allowedOrigins.includes(origin)) {
-          throw new HttpProblem(403, `WebSocket connections from origin ${origin} are not allowed.`);
-        }
         const token = request.query.id;
         if (token !== undefined) {
           const resume = hub.resumeError(principalOf(request), token);

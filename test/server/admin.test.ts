@@ -364,7 +364,7 @@ describe('live connections of a user who loses access', () => {
 
   async function connect(email: string) {
     const connection = new HubConnectionBuilder()
-      .withUrl(`${baseUrl}/uihub`, { skipNegotiation: true, transport: HttpTransportType.WebSockets, headers: { Cookie: await cookieLogin(h, email) } })
+      .withUrl(`${baseUrl}/uihub`, { skipNegotiation: true, transport: HttpTransportType.WebSockets, headers: { Cookie: await cookieLogin(h, email), Origin: origin } })
       .configureLogging(LogLevel.None)
       .build();
     opened.push(connection);

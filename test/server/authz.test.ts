@@ -4,7 +4,7 @@ import { addMembers, createGroup, noInstancesYet, type GroupInstances } from '..
 import { migrateToLatest } from '../../server/db/migrations';
 import { openDb } from '../../server/db/open';
 import type { Db } from '../../server/db/schema';
-import { addUser, cookieLogin, setup, type Harness } from './helpers';
+import { addUser, cookieLogin, origin, setup, type Harness } from './helpers';
 
 /** Instances i-pay (in the Payments group) and i-loose (in none); no other instance exists. */
 function instancesIn(payments: () => string): GroupInstances {
@@ -87,7 +87,7 @@ describe('the hub asks the same authorization', () => {
 
   async function connect(email: string) {
     const connection = new HubConnectionBuilder()
-      .withUrl(`${baseUrl}/uihub`, { skipNegotiation: true, transport: HttpTransportType.WebSockets, headers: { Cookie: await cookieLogin(h, email) } })
+      .withUrl(`${baseUrl}/uihub`, { skipNegotiation: true, transport: HttpTransportType.WebSockets, headers: { Cookie: await cookieLogin(h, email), Origin: origin } })
       .configureLogging(LogLevel.None)
       .build();
     opened.push(connection);

@@ -29,7 +29,7 @@ function postDebug(body: unknown, headers: Record<string, string> = { cookie: ad
 /** A connected official client on a listening app, recording the DebugMessages it hears. */
 async function connect(baseUrl: string, cookie: string) {
   const connection = new HubConnectionBuilder()
-    .withUrl(`${baseUrl}/uihub`, { skipNegotiation: true, transport: HttpTransportType.WebSockets, headers: { Cookie: cookie } })
+    .withUrl(`${baseUrl}/uihub`, { skipNegotiation: true, transport: HttpTransportType.WebSockets, headers: { Cookie: cookie, Origin: origin } })
     .configureLogging(LogLevel.None)
     .build();
   opened.push(connection);

@@ -3,7 +3,7 @@ import WebSocket from 'ws';
 import { InProcessBus } from '../../server/hub/bus';
 import { defaultHubLimits, type HubLimits } from '../../server/hub/hub';
 import { checkHandshake, parseClientMessage, ProtocolError } from '../../server/hub/protocol';
-import { addUser, cookieLogin, origin, setup, type Harness } from './helpers';
+import { addUser, bearerLogin, cookieLogin, origin, setup, type Harness } from './helpers';
 
 const RS = '\u001e';
 let h: Harness;
@@ -27,12 +27,13 @@ afterEach(async () => {
   await h.close();
 });
 
-function client(cookie: string, options: { keepAliveMs?: number; serverTimeoutMs?: number } = {}) {
+/** The official client with the session cookie and, as a browser sends it, the page's Origin. */
+function client(cookie: string, options: { keepAliveMs?: number; serverTimeoutMs?: number; headers?: Record<string, string> } = {}) {
   const connection = new HubConnectionBuilder()
     .withUrl(`${baseUrl}/uihub`, {
       skipNegotiation: true,
       transport: HttpTransportType.WebSockets,
-      headers: { Cookie: cookie },
+      headers: options.headers ?? { Cookie: cookie, Origin: origin },
     })
     .withKeepAliveInterval(options.keepAliveMs ?? 15_000)
     .withServerTimeout(options.serverTimeoutMs ?? 30_000)
@@ -42,8 +43,8 @@ function client(cookie: string, options: { keepAliveMs?: number; serverTimeoutMs
   return connection;
 }
 
-/** A raw WebSocket to the hub, for frames the official client never sends. */
-function raw(cookie: string, headers: Record<string, string> = {}) {
+/** A raw WebSocket to the hub, for frames the official client never sends; the page's Origin unless other headers are given. */
+function raw(cookie: string, headers: Record<string, string> = { origin }) {
   const socket = new WebSocket(`${baseUrl.replace('http', 'ws')}/uihub`, { headers: { cookie, ...headers } });
   sockets.push(socket);
   const frames: string[] = [];
@@ -132,11 +133,20 @@ describe('the official client against /uihub', () => {
     await expect(raw('').opened).rejects.toThrow('HTTP 401');
   });
 
-  it('refuses a foreign Origin (cross-site WebSocket hijacking)', async () => {
+  it('refuses the session cookie from a foreign Origin or with none (cross-site WebSocket hijacking)', async () => {
     const cookie = await cookieLogin(h, 'alice@example.com');
     await expect(raw(cookie, { origin: 'http://evil.example' }).opened).rejects.toThrow('HTTP 403');
+    await expect(raw(cookie, {}).opened).rejects.toThrow('HTTP 403');
+    await expect(client(cookie, { headers: { Cookie: cookie } }).start()).rejects.toThrow(/failed to connect/);
     const allowed = raw(cookie, { origin });
     await expect(allowed.opened).resolves.toBeUndefined();
+  });
+
+  it('accepts a bearer token without an Origin, as the CLI connects', async () => {
+    const authorization = await bearerLogin(h, 'alice@example.com');
+    const connection = client('', { headers: { Authorization: authorization } });
+    await connection.start();
+    await expect(connection.invoke('JoinGroups')).resolves.toBeNull();
   });
 
   it('closes the connection without reconnect when its session logs out', async () => {
@@ -340,7 +350,7 @@ describe('shutdown', () => {
     const cookie = await cookieLogin(h, 'alice@example.com');
     const clients = [0, 1, 2].map(() => {
       const connection = new HubConnectionBuilder()
-        .withUrl(`${baseUrl}/uihub`, { skipNegotiation: true, transport: HttpTransportType.WebSockets, headers: { Cookie: cookie } })
+        .withUrl(`${baseUrl}/uihub`, { skipNegotiation: true, transport: HttpTransportType.WebSockets, headers: { Cookie: cookie, Origin: origin } })
         .withAutomaticReconnect([0, 0, 0])
         .configureLogging(LogLevel.None)
         .build();

@@ -232,7 +232,7 @@ const generalize = (reason: string) => reason.replace(/'[^']*'/g, "'…'").repla
 /** Sends one script on a fresh connection, then a client Close, and reports how the connection ended. */
 function runConnection(cookie: string, frames: Frame[]): Promise<Outcome> {
   return new Promise((resolve) => {
-    const socket = new WebSocket(`${warden.url.replace('http', 'ws')}/uihub`, { headers: { cookie } });
+    const socket = new WebSocket(`${warden.url.replace('http', 'ws')}/uihub`, { headers: { cookie, origin: warden.url } });
     const received: string[] = [];
     let timer: NodeJS.Timeout | undefined;
     let settled = false;
@@ -297,7 +297,7 @@ it(`survives ${frameTarget} fuzzed hub frames while a good client keeps receivin
   const fuzzCookie = await signIn();
 
   const good: HubConnection = new HubConnectionBuilder()
-    .withUrl(`${warden.url}/uihub`, { skipNegotiation: true, transport: HttpTransportType.WebSockets, headers: { Cookie: goodCookie } })
+    .withUrl(`${warden.url}/uihub`, { skipNegotiation: true, transport: HttpTransportType.WebSockets, headers: { Cookie: goodCookie, Origin: warden.url } })
     .configureLogging(LogLevel.None)
     .build();
   const heard: string[] = [];

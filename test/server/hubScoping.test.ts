@@ -44,7 +44,7 @@ async function call(who: Who, method: Method, url: string, payload?: object) {
 
 async function listen(who: Who) {
   const connection = new HubConnectionBuilder()
-    .withUrl(`${baseUrl}/uihub`, { skipNegotiation: true, transport: HttpTransportType.WebSockets, headers: { Cookie: cookies[who] } })
+    .withUrl(`${baseUrl}/uihub`, { skipNegotiation: true, transport: HttpTransportType.WebSockets, headers: { Cookie: cookies[who], Origin: origin } })
     .configureLogging(LogLevel.None)
     .build();
   const received: Received[] = [];

@@ -4,7 +4,7 @@ import type { LogEntry, LogsAppendedPayload } from '../../contracts/logs';
 import { addMembers, createGroup, removeMember } from '../../server/db/groups';
 import { insertInstance } from '../../server/db/instances';
 import { InProcessBus } from '../../server/hub/bus';
-import { addUser, cookieLogin, setup, type Harness } from './helpers';
+import { addUser, cookieLogin, origin, setup, type Harness } from './helpers';
 
 // JoinLogs(null), the whole scope of the caller live: any signed-in user may join it, and each
 // LogsAppended carries only the entries that receiver may see (their groups' instances; the
@@ -60,7 +60,7 @@ beforeAll(async () => {
   for (const who of principals) {
     const cookie = await cookieLogin(h, `${who}@example.com`);
     const connection = new HubConnectionBuilder()
-      .withUrl(`${baseUrl}/uihub`, { skipNegotiation: true, transport: HttpTransportType.WebSockets, headers: { Cookie: cookie } })
+      .withUrl(`${baseUrl}/uihub`, { skipNegotiation: true, transport: HttpTransportType.WebSockets, headers: { Cookie: cookie, Origin: origin } })
       .configureLogging(LogLevel.None)
       .build();
     const received: LogsAppendedPayload[] = [];

@@ -59,7 +59,7 @@ beforeAll(async () => {
   for (const who of principals) {
     cookies[who] = await cookieLogin(h, `${who}@example.com`);
     const connection = new HubConnectionBuilder()
-      .withUrl(`${baseUrl}/uihub`, { skipNegotiation: true, transport: HttpTransportType.WebSockets, headers: { Cookie: cookies[who] } })
+      .withUrl(`${baseUrl}/uihub`, { skipNegotiation: true, transport: HttpTransportType.WebSockets, headers: { Cookie: cookies[who], Origin: origin } })
       .configureLogging(LogLevel.None)
       .build();
     const received: Statistics[] = [];

@@ -221,7 +221,7 @@ describe('backup events', () => {
 
     async function connect(cookie: string) {
       const connection = new HubConnectionBuilder()
-        .withUrl(`${baseUrl}/uihub`, { skipNegotiation: true, transport: HttpTransportType.WebSockets, headers: { Cookie: cookie } })
+        .withUrl(`${baseUrl}/uihub`, { skipNegotiation: true, transport: HttpTransportType.WebSockets, headers: { Cookie: cookie, Origin: origin } })
         .configureLogging(LogLevel.None)
         .build();
       opened.push(connection);

@@ -116,7 +116,7 @@ describe('server paths in engine errors', () => {
 
   async function listen(cookie: string) {
     const connection = new HubConnectionBuilder()
-      .withUrl(`${baseUrl}/uihub`, { skipNegotiation: true, transport: HttpTransportType.WebSockets, headers: { Cookie: cookie } })
+      .withUrl(`${baseUrl}/uihub`, { skipNegotiation: true, transport: HttpTransportType.WebSockets, headers: { Cookie: cookie, Origin: origin } })
       .configureLogging(LogLevel.None)
       .build();
     opened.push(connection);
