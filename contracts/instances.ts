@@ -104,6 +104,9 @@ export const DeleteInstanceResponse = Type.Object({
 });
 export type DeleteInstanceResponse = Static<typeof DeleteInstanceResponse>;
 
+/** The user people get on an etcd instance: read and write on every key, never root (DESIGN §11). */
+export const etcdOwnerUser = 'app';
+
 export const ConnectionInfo = Type.Object({
   host: Type.String(),
   port: Type.Integer(),
@@ -111,6 +114,8 @@ export const ConnectionInfo = Type.Object({
   database: Type.Union([Type.String(), Type.Null()]),
   /** A connection string without the password. */
   uri: Type.String(),
+  /** A shell command that connects as `user` and asks for the password (psql, etcdctl). */
+  command: Type.String(),
 });
 export type ConnectionInfo = Static<typeof ConnectionInfo>;
 export const ConnectionSecret = Type.Object({ password: Type.String() });

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { EngineBinaries } from './detect';
 import type { ApplyResult, ConfigParameter, Engine, EngineHealth, HealthCheck, InstanceRuntime } from './engine';
+import { ensureEtcdAuth, etcdRootEnv, giveCloneRoot, turnAuthOffForFirstStart } from './etcdAuth';
 import { writeInstanceFile } from './instanceFiles';
 import { parameterPolicy } from './parameterPolicy';
 import { checkValue, thisHost } from './parameterValues';
@@ -109,7 +110,7 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
     const childPid = spawnDetached(instanceUser(rt), binaries.etcdBin, args, path.join(p.logs, 'etcd.log'));
     writeInstanceFile(p.pidFile, `${childPid}\n`, { within: rt.dir });
     for (let waited = 0; waited < 30_000; waited += 200) {
-      if (await healthy(rt)) return;
+      if (await healthy(rt)) return ensureEtcdAuth(rt);
       if (!isAlive(childPid)) break;
       await sleep(200);
     }
@@ -131,7 +132,7 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
     return etcdFlags.map((flag) => ({ ...flag, value: set[flag.name] ?? flag.default ?? '', apply: 'restart' }));
   };
 
-  const etcdctl = (rt: InstanceRuntime, ...args: string[]) => run(instanceUser(rt), binaries.etcdctlBin, args, { env: { ETCDCTL_API: '3' }, timeoutMs: 60 * 60_000 });
+  const etcdctl = (rt: InstanceRuntime, ...args: string[]) => run(instanceUser(rt), binaries.etcdctlBin, args, { env: etcdRootEnv(rt), timeoutMs: 60 * 60_000 });
 
   /**
    * etcdctl (as `as`'s user) talking to the running member `source`, ended once that member's process
@@ -144,7 +145,7 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
     }, 500);
     try {
       return await run(instanceUser(as), binaries.etcdctlBin, [`--endpoints=${clientUrl(source)}`, ...args], {
-        env: { ETCDCTL_API: '3' },
+        env: etcdRootEnv(source),
         timeoutMs: 60 * 60_000,
         signal: gone.signal,
       });
@@ -278,6 +279,7 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
         giveToEngineUser(instanceUser(target), snapshot);
       }
       await restoreSnapshot(snapshot, target, !online);
+      giveCloneRoot(source, target);
       fs.rmSync(work, { recursive: true, force: true });
       writeInstanceFile(paths(target).flags, JSON.stringify(readFlags(source), null, 2), { within: target.dir });
     },
@@ -324,6 +326,7 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
       const snapshot = path.join(dir, 'snapshot.db');
       if (!fs.existsSync(snapshot)) throw new EngineError('The backup holds no etcd snapshot (snapshot.db).');
       await restoreSnapshot(snapshot, rt, false);
+      turnAuthOffForFirstStart(paths(rt).data);
       writeInstanceFile(paths(rt).flags, JSON.stringify(parameters, null, 2), { within: rt.dir });
       await start(rt);
     },

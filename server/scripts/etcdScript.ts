@@ -1,5 +1,6 @@
 import { scriptLimits, type ScriptResult } from '../../contracts/scripts';
 import type { InstanceRuntime } from '../engines/engine';
+import { etcdOwnerEnv } from '../engines/etcdAuth';
 import { instanceUser, run } from '../engines/processRunner';
 import { RowBudget } from './resultLimits';
 
@@ -101,7 +102,10 @@ interface EtcdKv {
 
 const decode = (base64: string | undefined) => Buffer.from(base64 ?? '', 'base64').toString('utf8');
 
-/** Runs the commands with etcdctl, as the sandbox's own user, against the sandbox's client port. */
+/**
+ * Runs the commands with etcdctl, as the sandbox's own user, against the sandbox's client port, logged
+ * in as its owner user: a script may do what people may do, never what root may.
+ */
 export async function runEtcdCommands(rt: InstanceRuntime, commands: EtcdCommand[], options: EtcdScriptOptions): Promise<ScriptResult[]> {
   const results: ScriptResult[] = [];
   const budget = new RowBudget();
@@ -116,7 +120,7 @@ export async function runEtcdCommands(rt: InstanceRuntime, commands: EtcdCommand
     } else {
       try {
         const { stdout } = await run(instanceUser(rt), options.etcdctl, [`--endpoints=http://127.0.0.1:${rt.port}`, '-w', 'json', ...command.args], {
-          env: { ETCDCTL_API: '3' },
+          env: etcdOwnerEnv(rt),
           timeoutMs: Math.max(1, options.deadline - Date.now()),
           signal: options.signal,
         });

@@ -42,13 +42,14 @@ function Secret({ title, label, password, danger, onHide }: { title: string; lab
 }
 
 /**
- * How to reach the instance. For PostgreSQL, any member of the instance's group reveals and
- * rotates the owner role's password (audited); an admin may also reveal the superuser's, after a
- * warning (audited as dangerous). etcd listens on loopback without a password.
+ * How to reach the instance, as its owner (pg's owner role, etcd's owner user): any member of the
+ * instance's group reveals and rotates the owner's password (audited). For PostgreSQL an admin may
+ * also reveal the superuser's, after a warning (audited as dangerous); etcd's root is Warden's alone.
  */
 export function ConnectionSection({ instance }: { instance: Pick<Instance, 'id' | 'name' | 'type' | 'status'> }) {
   const dispatch = useAppDispatch();
   const isPg = instance.type === 'pg';
+  const ownerName = isPg ? 'owner role' : 'owner user';
   const isAdmin = hasRole(useAppSelector(selectCurrentUser), 'admin');
   const connection = useConnectionQuery(instance.id);
   const [reveal, secret] = useRevealPasswordMutation();
@@ -65,7 +66,7 @@ export function ConnectionSection({ instance }: { instance: Pick<Instance, 'id' 
   if (connection.isLoading) body = <LoadingState label="Loading the connection details…" />;
   else if (!connection.data) body = <ErrorState title="Could not load the connection details." onRetry={connection.refetch} />;
   else {
-    const { host, port, user, database, uri } = connection.data;
+    const { host, port, user, database, uri, command } = connection.data;
     body = (
       <Facts
         items={[
@@ -74,6 +75,7 @@ export function ConnectionSection({ instance }: { instance: Pick<Instance, 'id' 
           ['User', <Copyable value={user} what="user" />],
           ['Database', <Copyable value={database} what="database" />],
           ['Connection URI', <Copyable value={uri} what="connection URI" />],
+          ['Command', <Copyable value={command} what="command" />],
         ]}
       />
     );
@@ -82,49 +84,47 @@ export function ConnectionSection({ instance }: { instance: Pick<Instance, 'id' 
   return (
     <Section
       title="Connection"
-      description={isPg ? 'Connect as the owner role. The connection string carries no password.' : 'The connection string carries no password.'}
+      description={`Connect as the ${ownerName}. Neither the connection string nor the command carries the password: the command asks for it.`}
       actions={
-        isPg && (
-          <HStack gap="2" wrap="wrap">
-            {!owner && (
-              <Button
-                size="sm"
-                variant="outline"
-                loading={secret.isLoading}
-                // Not initialized: no password exists yet.
-                disabled={instance.status === 'unInitialized'}
-                onClick={() => reveal(instance.id)}
-              >
-                Reveal password
-              </Button>
-            )}
+        <HStack gap="2" wrap="wrap">
+          {!owner && (
             <Button
               size="sm"
               variant="outline"
-              loading={rotated.isLoading}
-              disabled={instance.status !== 'running'}
-              onClick={() => dispatch(ownerRotationRequested({ instance }))}
+              loading={secret.isLoading}
+              // Not initialized: no password exists yet.
+              disabled={instance.status === 'unInitialized'}
+              onClick={() => reveal(instance.id)}
             >
-              Rotate password
+              Reveal password
             </Button>
-            {isAdmin && !superuser.data && (
-              <Button
-                size="sm"
-                colorPalette="red"
-                variant="outline"
-                loading={superuser.isLoading}
-                disabled={instance.status === 'unInitialized'}
-                onClick={() => dispatch(superuserRevealRequested({ instance }))}
-              >
-                Reveal superuser password
-              </Button>
-            )}
-          </HStack>
-        )
+          )}
+          <Button
+            size="sm"
+            variant="outline"
+            loading={rotated.isLoading}
+            disabled={instance.status !== 'running'}
+            onClick={() => dispatch(ownerRotationRequested({ instance }))}
+          >
+            Rotate password
+          </Button>
+          {isPg && isAdmin && !superuser.data && (
+            <Button
+              size="sm"
+              colorPalette="red"
+              variant="outline"
+              loading={superuser.isLoading}
+              disabled={instance.status === 'unInitialized'}
+              onClick={() => dispatch(superuserRevealRequested({ instance }))}
+            >
+              Reveal superuser password
+            </Button>
+          )}
+        </HStack>
       }
     >
       {body}
-      {owner && <Secret title="Password of the owner role" label="Password" password={owner.password} onHide={hideOwner} />}
+      {owner && <Secret title={`Password of the ${ownerName}`} label="Password" password={owner.password} onHide={hideOwner} />}
       {superuser.data && (
         <Secret title="Superuser password: for the control plane, not for applications" label="Superuser password" password={superuser.data.password} danger onHide={superuser.reset} />
       )}

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Backup } from '../../../contracts/backups';
 import type { Instance } from '../../../contracts/instances';
 import type { PageOf } from '../../../contracts/page';
+import { etcdctl as etcdctlAs, expectRefused, secretOf } from '../engines/etcdClient';
 import { instanceWorld, type InstanceWorld } from '../instances/world';
 
 // Database and file backups of a real etcd 3.4 member: a snapshot taken through the API, its revision
@@ -13,11 +14,9 @@ jest.setTimeout(120_000);
 let world: InstanceWorld;
 let kv: Instance;
 
-const etcdctl = (instance: Instance, args: string[], input?: string) =>
-  execFileSync('/usr/bin/etcdctl', [`--endpoints=http://127.0.0.1:${instance.port}`, ...args], {
-    env: { ...process.env, ETCDCTL_API: '3' },
-    input,
-  }).toString();
+const member = (instance: Instance) => ({ port: instance.port, dir: path.join(world.dataDir, 'instances', instance.id) });
+/** etcdctl on the instance, as its owner. */
+const etcdctl = (instance: Instance, args: string[], input?: string) => etcdctlAs(member(instance), args, { input });
 
 /** Puts the keys in transactions of 100 (etcd allows 128 operations per transaction by default). */
 function putKeys(instance: Instance, entries: [string, string][]) {
@@ -106,6 +105,16 @@ describe('a database backup of etcd', () => {
     expect(counted(restored).revision).toBe(backup.contents!.revision);
     // The source kept what was written after the backup.
     expect(keyValues(kv).get('/app/late')).toBe('after the backup');
+
+    // The snapshot brought the source's users back, but the new member has passwords of its own.
+    for (const user of ['owner', 'root'] as const) {
+      expect(secretOf(member(restored), user)).not.toBe(secretOf(member(kv), user));
+      const theSources = { user: user === 'owner' ? 'app' : 'root', password: secretOf(member(kv), user) };
+      expectRefused(member(restored), theSources, ['get', '/app/flag'], /authentication failed/);
+    }
+    expectRefused(member(restored), 'nobody', ['get', '/app/flag'], /user name is empty/);
+    expectRefused(member(restored), 'owner', ['auth', 'disable'], /permission denied/);
+    expect(etcdctlAs(member(restored), ['user', 'list'], { as: 'root' })).toBe('app\nroot\n');
   });
 });
 

@@ -1,25 +1,22 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { debianEngineBinaries } from '../../../server/engines/detect';
 import type { InstanceRuntime } from '../../../server/engines/engine';
 import { etcdEngine } from '../../../server/engines/etcd';
 import { parseEtcdZapLine } from '../../../server/logs/engineLogLines';
+import { etcdctl, expectRefused, secretOf } from './etcdClient';
 
 // Real etcd 3.4 from Debian.
 jest.setTimeout(120_000);
 
-const etcdctl = promisify(execFile);
 const engine = etcdEngine(debianEngineBinaries);
 let root: string;
 let rt: InstanceRuntime;
 
-const ctl = (...args: string[]) =>
-  etcdctl(debianEngineBinaries.etcdctlBin, [`--endpoints=http://127.0.0.1:${rt.port}`, ...args], {
-    env: { ...process.env, ETCDCTL_API: '3' },
-  }).then((r) => r.stdout.trim());
+const member = () => ({ port: rt.port, dir: rt.dir });
+/** etcdctl as the owner, as people use the instance. */
+const ctl = (...args: string[]) => etcdctl(member(), args).trim();
 
 beforeAll(async () => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'warden-etcd-'));
@@ -36,8 +33,8 @@ afterAll(async () => {
 });
 
 test('a single member on loopback that etcdctl can use, healthy, with zap JSON logs', async () => {
-  await ctl('put', 'greeting', 'hello');
-  expect(await ctl('get', 'greeting', '--print-value-only')).toBe('hello');
+  ctl('put', 'greeting', 'hello');
+  expect(ctl('get', 'greeting', '--print-value-only')).toBe('hello');
   expect(await engine.probe(rt)).toMatchObject({ running: true, level: 'good' });
   const entries = fs
     .readFileSync(path.join(engine.logDir(rt), 'etcd.log'), 'utf8')
@@ -47,6 +44,46 @@ test('a single member on loopback that etcdctl can use, healthy, with zap JSON l
   // etcd 3.4 warns at start that its default auth token is not signed.
   expect(entries.find((e) => e.message.includes('simple token is not cryptographically signed'))?.level).toBe('warning');
   expect(entries.find((e) => e.message.includes('serving client traffic insecurely'))?.level).toBe('information');
+});
+
+test('runs with auth: without a password nothing is read or written; the owner reads and writes every key but is not root', () => {
+  for (const args of [['get', '--prefix', ''], ['put', 'stranger', 'was here']]) {
+    expectRefused(member(), 'nobody', args, /user name is empty/);
+  }
+  expectRefused(member(), { user: 'app', password: 'guess' }, ['get', 'greeting'], /authentication failed/);
+  expect(ctl('put', 'other/key', 'x')).toBe('OK');
+  expect(ctl('get', '--prefix', '', '--keys-only')).toBe('greeting\n\nother/key');
+  for (const args of [['user', 'add', 'intruder:pw'], ['user', 'grant-role', 'app', 'root'], ['auth', 'disable'], ['snapshot', 'save', path.join(root, 'stolen.db')]]) {
+    expectRefused(member(), 'owner', args, /permission denied/);
+  }
+  expect(etcdctl(member(), ['user', 'get', 'app'], { as: 'root' })).toMatch(/^User: app\nRoles: app$/m);
+  // Kept beside the instance's data, readable by the server alone.
+  for (const name of ['root.password', 'owner.password']) {
+    const stat = fs.statSync(path.join(rt.dir, name));
+    expect({ uid: stat.uid, mode: stat.mode & 0o777 }).toEqual({ uid: process.getuid!(), mode: 0o600 });
+  }
+  expect(secretOf(member(), 'root')).not.toBe(secretOf(member(), 'owner'));
+});
+
+test('an instance that ran without auth gets it at its next start, and users made meanwhile lose root', async () => {
+  // As before auth: no users, no password files, and a user anyone on the host could make root.
+  etcdctl(member(), ['auth', 'disable'], { as: 'root' });
+  for (const args of [['user', 'delete', 'app'], ['user', 'delete', 'root'], ['role', 'delete', 'app'], ['user', 'add', 'intruder:pw'], ['user', 'grant-role', 'intruder', 'root']]) {
+    etcdctl(member(), args, { as: 'nobody' });
+  }
+  for (const name of ['root.password', 'owner.password']) fs.rmSync(path.join(rt.dir, name));
+  expect(etcdctl(member(), ['put', 'stranger', 'was here'], { as: 'nobody' }).trim()).toBe('OK');
+
+  await engine.stop(rt);
+  await engine.start(rt);
+
+  expectRefused(member(), 'nobody', ['get', 'greeting'], /user name is empty/);
+  expect(ctl('get', 'stranger', '--print-value-only')).toBe('was here');
+  expectRefused(member(), { user: 'intruder', password: 'pw' }, ['user', 'list'], /permission denied/);
+  expect(etcdctl(member(), ['user', 'list'], { as: 'root' }).split('\n').filter(Boolean)).toEqual(['app', 'intruder', 'root']);
+  // Every start sets the same users up again, and changes nothing that is right already.
+  await engine.restart(rt);
+  expect(ctl('get', 'greeting', '--print-value-only')).toBe('hello');
 });
 
 test('flags are validated, and applying them restarts with the new flags while the data stays', async () => {
@@ -75,7 +112,7 @@ test('flags are validated, and applying them restarts with the new flags while t
   await engine.reload(rt);
   expect(engine.pid(rt)).not.toBe(before);
   expect((await engine.parameters(rt)).find((p) => p.name === 'log-level')?.value).toBe('warn');
-  expect(await ctl('get', 'greeting', '--print-value-only')).toBe('hello');
+  expect(ctl('get', 'greeting', '--print-value-only')).toBe('hello');
 });
 
 test('stop uses SIGTERM and leaves it stopped; remove then cleans the folder', async () => {

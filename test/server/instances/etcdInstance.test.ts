@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import type { Instance } from '../../../contracts/instances';
 import type { LogsPage } from '../../../contracts/logs';
+import { etcdctl as etcdctlAs, expectRefused, secretOf } from '../engines/etcdClient';
 import { instanceWorld, type InstanceWorld } from './world';
 
 // An etcd instance through the API, against Debian's etcd 3.4 and etcdctl.
@@ -11,12 +11,19 @@ jest.setTimeout(180_000);
 let world: InstanceWorld;
 let kv: Instance;
 
-const etcdctl = (instance: Instance, ...args: string[]) =>
-  execFileSync('/usr/bin/etcdctl', [`--endpoints=http://127.0.0.1:${instance.port}`, ...args], {
-    env: { ...process.env, ETCDCTL_API: '3' },
-  })
-    .toString()
-    .trim();
+const member = (instance: Instance) => ({ port: instance.port, dir: `${world.dataDir}/instances/${instance.id}` });
+/** etcdctl as the instance's owner. */
+const etcdctl = (instance: Instance, ...args: string[]) => etcdctlAs(member(instance), args).trim();
+
+/** A copy has passwords of its own: the source's open nothing on it. */
+function expectOwnPasswords(copy: Instance, source: Instance) {
+  for (const user of ['owner', 'root'] as const) {
+    expect(secretOf(member(copy), user)).not.toBe(secretOf(member(source), user));
+    const theSources = { user: user === 'owner' ? 'app' : 'root', password: secretOf(member(source), user) };
+    expectRefused(member(copy), theSources, ['get', 'greeting'], /authentication failed/);
+  }
+  expect(etcdctlAs(member(copy), ['user', 'list'], { as: 'root' }).trim()).toBe('app\nroot');
+}
 const etcdPid = (instance: Instance) => Number(fs.readFileSync(`${world.dataDir}/instances/${instance.id}/etcd.pid`, 'utf8'));
 
 beforeAll(async () => {
@@ -69,6 +76,7 @@ describe('an etcd instance', () => {
     const copy = await world.instance(res.json().id);
     expect(copy.status).toBe('running');
     expect(etcdctl(copy, 'get', 'greeting', '--print-value-only')).toBe('hello');
+    expectOwnPasswords(copy, kv);
     // The copy is its own member: writes there do not reach the original.
     etcdctl(copy, 'put', 'only-in-copy', 'yes');
     expect(etcdctl(kv, 'get', 'only-in-copy')).toBe('');
@@ -83,6 +91,7 @@ describe('an etcd instance', () => {
     const cold = await world.instance(res.json().id);
     expect(cold.status).toBe('running');
     expect(etcdctl(cold, 'get', 'greeting', '--print-value-only')).toBe('hello');
+    expectOwnPasswords(cold, kv);
   });
 
   it('ingests zap JSON lines with mapped levels', async () => {

@@ -114,6 +114,7 @@ describe('the owner role of a PostgreSQL instance', () => {
       user: 'app',
       database: 'app',
       uri: `postgresql://app@127.0.0.1:${instance.port}/app`,
+      command: `psql 'postgresql://app@127.0.0.1:${instance.port}/app'`,
     });
     const password = await secret(instance.id, member);
     const made = psql(instance.port, 'app', password, 'app', "create table notes (id int primary key, body text); insert into notes values (1, 'hello'); select count(*) from notes");

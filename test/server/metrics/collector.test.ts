@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import type { Instance } from '../../../contracts/instances';
 import type { MetricsAppendedPayload, MetricsResponse } from '../../../contracts/statistics';
 import { pgSuperuserTarget } from '../../../server/engines/pg';
 import { withClient } from '../../../server/engines/pgBackup';
+import { etcdctl as etcdctlAs } from '../engines/etcdClient';
 import { instanceWorld, type InstanceWorld } from '../instances/world';
 
 // Sampling real instances: PostgreSQL 15 and etcd 3.4 started through the API, sampled by hand
@@ -21,8 +21,8 @@ const latest = (instanceId: string) => appended(instanceId).at(-1)!.values;
 const sample = () => world.app().metrics.sampleOnce();
 const superuser = <T>(use: Parameters<typeof withClient<T>>[2]) =>
   withClient(pgSuperuserTarget(world.service().runtime({ id: pg.id, port: pg.port, peer_port: null })), 'app', use);
-const etcdctl = (...args: string[]) =>
-  execFileSync('/usr/bin/etcdctl', [`--endpoints=http://127.0.0.1:${kv.port}`, ...args], { env: { ...process.env, ETCDCTL_API: '3' } });
+/** etcdctl on the instance, as its owner. */
+const etcdctl = (...args: string[]) => etcdctlAs({ port: kv.port, dir: `${world.dataDir}/instances/${kv.id}` }, args);
 const etcdPid = () => Number(fs.readFileSync(`${world.dataDir}/instances/${kv.id}/etcd.pid`, 'utf8'));
 
 async function create(name: string, type: 'pg' | 'etcd') {

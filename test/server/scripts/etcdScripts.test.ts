@@ -1,9 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Instance } from '../../../contracts/instances';
 import type { ScriptRun } from '../../../contracts/scripts';
-import { debianEngineBinaries } from '../../../server/engines/detect';
+import { etcdctl as etcdctlAs } from '../engines/etcdClient';
 import { instanceWorld, type InstanceWorld } from '../instances/world';
 
 // etcd scripts on a real etcd 3.4 member: one command a line, run with etcdctl against a sandbox
@@ -14,8 +13,8 @@ jest.setTimeout(180_000);
 let world: InstanceWorld;
 let config: Instance;
 
-const etcdctl = (...args: string[]) =>
-  execFileSync(debianEngineBinaries.etcdctlBin, [`--endpoints=http://127.0.0.1:${config.port}`, ...args], { env: { ETCDCTL_API: '3' } }).toString();
+/** etcdctl on the instance, as its owner. */
+const etcdctl = (...args: string[]) => etcdctlAs({ port: config.port, dir: path.join(world.dataDir, 'instances', config.id) }, args);
 
 async function run(body: Record<string, unknown>): Promise<ScriptRun> {
   const started = await world.call('POST', `/instances/${config.id}/script`, body);

@@ -63,6 +63,7 @@ export const aConnection = (overrides: Partial<ConnectionInfo> = {}): Connection
   user: 'app',
   database: 'app',
   uri: 'postgresql://app@127.0.0.1:15432/app',
+  command: "psql 'postgresql://app@127.0.0.1:15432/app'",
   ...overrides,
 });
 

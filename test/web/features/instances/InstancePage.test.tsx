@@ -262,13 +262,27 @@ describe('InstancePage', () => {
     expect(region('Connection').getByRole('button', { name: 'Reveal password' })).toBeEnabled();
   });
 
-  it('offers no password for etcd, which has none', async () => {
-    openInstance(admin, anInstance({ id: 'i-1', name: 'events', type: 'etcd' }), {
-      connection: { host: '127.0.0.1', port: 15479, user: null, database: null, uri: 'http://127.0.0.1:15479' },
+  it("gives etcd's owner user, an etcdctl command that asks for the password, and the password to members, never root's", async () => {
+    const command = "etcdctl --endpoints=http://127.0.0.1:15479 --user=app get --prefix --keys-only ''";
+    const { user, fake } = openInstance(admin, anInstance({ id: 'i-1', name: 'events', type: 'etcd' }), {
+      connection: { host: '127.0.0.1', port: 15479, user: 'app', database: null, uri: 'http://127.0.0.1:15479', command },
+      password: 'Etcd-0wner',
     });
     await heading('events');
-    expect(await region('Connection').findByText('http://127.0.0.1:15479')).toBeInTheDocument();
-    expect(region('Connection').queryByRole('button', { name: 'Reveal password' })).not.toBeInTheDocument();
+    const connection = region('Connection');
+    expect(await connection.findByText(command)).toBeInTheDocument();
+    expect(connection.getByText(/Connect as the owner user/)).toBeInTheDocument();
+    const copied = jest.spyOn(navigator.clipboard, 'writeText');
+    await user.click(connection.getByRole('button', { name: 'Copy command' }));
+    expect(copied).toHaveBeenLastCalledWith(command);
+    // Even an admin gets no root password: root is the control plane's.
+    expect(connection.queryByRole('button', { name: 'Reveal superuser password' })).not.toBeInTheDocument();
+    expect(connection.getByRole('button', { name: 'Rotate password' })).toBeEnabled();
+
+    await user.click(connection.getByRole('button', { name: 'Reveal password' }));
+    expect(await connection.findByLabelText('Password')).toHaveTextContent('Etcd-0wner');
+    expect(connection.getByText('Password of the owner user')).toBeInTheDocument();
+    expect(fake.calls).toEqual(['POST secret']);
   });
 
   it('says when there is no such instance, or it cannot be seen', async () => {
