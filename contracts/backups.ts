@@ -31,7 +31,28 @@ export const BackupContents = Type.Object({
 });
 export type BackupContents = Static<typeof BackupContents>;
 
-export const BackupVerification = Type.Object({ at: Type.String(), ok: Type.Boolean(), detail: Type.String() });
+/**
+ * Something of a database backup a restore left out: a statement only a superuser may run (an event
+ * trigger, a function in an untrusted language, a role's SUPERUSER attribute …). A restore runs with
+ * the tenant's rights only, so it skips these, and says so.
+ */
+export const RestoreSkip = Type.Object({
+  /** The database it belongs to; null for the instance's roles. */
+  database: nullable(Type.String()),
+  /** The statement (its first line) or the part of a role left out. */
+  what: Type.String(),
+  /** Why, in PostgreSQL's or Warden's words. */
+  reason: Type.String(),
+});
+export type RestoreSkip = Static<typeof RestoreSkip>;
+
+export const BackupVerification = Type.Object({
+  at: Type.String(),
+  ok: Type.Boolean(),
+  detail: Type.String(),
+  /** pg: what the restore into the scratch instance left out (absent when nothing). */
+  skipped: Type.Optional(Type.Array(RestoreSkip)),
+});
 export type BackupVerification = Static<typeof BackupVerification>;
 
 export const BackupProgressState = Type.Object({

@@ -8,6 +8,7 @@ import type {
   BackupsSummary,
   BackupTrigger,
   DownloadUrl,
+  RestoreSkip,
   RetentionPreview,
   UpdateScheduleRequest,
 } from '../../contracts/backups';
@@ -21,7 +22,7 @@ import { BackupDownloads, type DownloadPlan } from './backupDownloads';
 import { recoverBackups } from './backupRecovery';
 import { deleteBackup, pinBackup, pruneBackups, retentionPreview } from './backupRetention';
 import { BackupScheduler } from './backupSchedules';
-import { checkCloneSource, restoreInto } from './restoreBackup';
+import { checkCloneSource, restoreInto, type RestoreLog } from './restoreBackup';
 import type { RetentionPolicy } from './retention';
 import { backupBeforeUpdate, takeBackup } from './takeBackup';
 import { verifyBackup } from './verifyBackup';
@@ -132,8 +133,8 @@ export class BackupService implements InstanceBackups {
     return checkCloneSource(this.ctx, instanceId, backupId);
   }
 
-  restoreInto(backupId: string, target: InstanceRuntime, parameters: Record<string, string>): Promise<void> {
-    return restoreInto(this.ctx, backupId, target, parameters);
+  restoreInto(backupId: string, target: InstanceRuntime, parameters: Record<string, string>, log: RestoreLog): Promise<RestoreSkip[]> {
+    return restoreInto(this.ctx, backupId, target, parameters, log);
   }
 
   delete(instanceId: string, kind: BackupKind, backupId: string, force: boolean): Promise<{ id: string }> {

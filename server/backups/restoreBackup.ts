@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { RestoreSkip } from '../../contracts/backups';
 import { findBackupRow } from '../db/backups';
 import type { InstanceRuntime } from '../engines/engine';
 import { giveTreeToEngineUser, instanceUser } from '../engines/processRunner';
@@ -17,8 +18,23 @@ export async function checkCloneSource(ctx: BackupContext, instanceId: string, b
   if (row.status !== 'succeeded') throw new HttpProblem(409, `The backup is ${row.status}: only a succeeded backup can be restored.`);
 }
 
-/** Unpacks the backup (refusing it if its bytes changed) and lets the engine make `target` from it. */
-export async function restoreInto(ctx: BackupContext, backupId: string, target: InstanceRuntime, parameters: Record<string, string>): Promise<void> {
+/** Where a restore tells what it left out: an instance's log, with properties of the caller's. */
+export interface RestoreLog {
+  instanceId: string;
+  properties?: Record<string, unknown>;
+}
+
+/**
+ * Unpacks the backup (refusing it if its bytes changed) and lets the engine make `target` from it.
+ * What the restore left out goes to the log named, and is answered.
+ */
+export async function restoreInto(
+  ctx: BackupContext,
+  backupId: string,
+  target: InstanceRuntime,
+  parameters: Record<string, string>,
+  log: RestoreLog,
+): Promise<RestoreSkip[]> {
   const row = await findBackupRow(ctx.db, backupId);
   if (!row || row.status !== 'succeeded' || !row.storage_key) throw new Error('The backup is gone or not usable any more.');
   const staging = path.join(ctx.deps.instances.instancesDir, `.backup-restore-${randomUUID()}`);
@@ -31,10 +47,27 @@ export async function restoreInto(ctx: BackupContext, backupId: string, target: 
         throw new Error('The backup file no longer matches its checksum (marked corrupt): nothing was restored.');
       }
       giveTreeToEngineUser(instanceUser(target), staging);
-      await ctx.deps.instances.engine(row.engine).restoreDatabase(staging, target, parameters);
+      return (await ctx.deps.instances.engine(row.engine).restoreDatabase(staging, target, parameters))?.skipped ?? [];
     } finally {
       fs.rmSync(staging, { recursive: true, force: true });
     }
   })();
-  await ctx.track(work);
+  const skipped = await ctx.track(work);
+  if (skipped.length > 0) {
+    await ctx.deps.logs.write({
+      level: 'warning',
+      instanceId: log.instanceId,
+      handler: 'backup',
+      message: `Restoring backup ${backupId}: ${describeSkipped(skipped)}`,
+      properties: { ...log.properties, backupId, skipped },
+    });
+  }
+  return skipped;
+}
+
+/** What a restore left out, in a sentence (the first few; the rest are counted). */
+export function describeSkipped(skipped: RestoreSkip[]): string {
+  const named = skipped.slice(0, 5).map((s) => `${s.database === null ? '' : `${s.database}: `}${s.what} (${s.reason})`);
+  const more = skipped.length > named.length ? ` and ${skipped.length - named.length} more` : '';
+  return `${skipped.length} item(s) that need more than the tenant's rights were left out: ${named.join('; ')}${more}.`;
 }

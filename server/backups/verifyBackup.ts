@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Backup, BackupContents, BackupUpdatedPayload } from '../../contracts/backups';
+import type { Backup, BackupContents, BackupUpdatedPayload, BackupVerification, RestoreSkip } from '../../contracts/backups';
 import { toBackup, type BackupRow } from '../db/backups';
 import { giveTreeToEngineUser, instanceUser } from '../engines/processRunner';
 import { HttpProblem } from '../http/problems';
 import { unpack } from './archive';
 import { message, type BackupContext } from './backupContext';
+import { describeSkipped } from './restoreBackup';
 
 /**
  * Restores the backup into a scratch instance, starts it and compares what it holds with what the
@@ -34,6 +35,7 @@ async function runVerification(ctx: BackupContext, row: BackupRow): Promise<Back
   let ok = false;
   let detail: string;
   let corrupt = false;
+  let skipped: RestoreSkip[] = [];
   const staging = path.join(ctx.deps.instances.instancesDir, `.backup-verify-${row.id}`);
   let dispose: (() => Promise<void>) | null = null;
   try {
@@ -52,13 +54,14 @@ async function runVerification(ctx: BackupContext, row: BackupRow): Promise<Back
       // The scratch instance's own user restores from it.
       giveTreeToEngineUser(instanceUser(scratch.rt), staging);
       const engine = ctx.deps.instances.engine(row.engine);
-      await engine.restoreDatabase(staging, scratch.rt, {});
+      skipped = (await engine.restoreDatabase(staging, scratch.rt, {}))?.skipped ?? [];
       const found = await engine.inspect(scratch.rt, recorded);
       const differences = compareContents(recorded, found);
       ok = differences.length === 0;
       detail = ok
         ? `Restored into a scratch instance and matched: ${describeContents(recorded)} (${((Date.now() - started) / 1000).toFixed(1)} s).`
         : `Restored, but the data differs: ${differences.slice(0, 10).join('; ')}${differences.length > 10 ? ` and ${differences.length - 10} more` : ''}.`;
+      if (skipped.length > 0) detail += ` ${describeSkipped(skipped)}`;
     }
   } catch (error) {
     detail = `Verification failed: ${message(error)}`;
@@ -66,13 +69,14 @@ async function runVerification(ctx: BackupContext, row: BackupRow): Promise<Back
     await dispose?.().catch(() => undefined);
     fs.rmSync(staging, { recursive: true, force: true });
   }
-  const verification = { at: ctx.now().toISOString(), ok, detail };
+  const verification: BackupVerification = { at: ctx.now().toISOString(), ok, detail, ...(skipped.length > 0 && { skipped }) };
   await ctx.change(row.id, { verification: JSON.stringify(verification), ...(corrupt ? { status: 'corrupt' as const } : {}) });
   await ctx.deps.logs.write({
-    level: ok ? 'information' : 'error',
+    level: !ok ? 'error' : skipped.length > 0 ? 'warning' : 'information',
     instanceId: row.instance_id,
     handler: 'backup',
     message: `Backup ${row.id} ${ok ? 'verified' : 'failed verification'}: ${detail}`,
+    ...(skipped.length > 0 && { properties: { skipped } }),
   });
   // Over before it is told, so the backup that goes out no longer says it is being verified.
   ctx.verifying.delete(row.instance_id);

@@ -1,4 +1,4 @@
-import type { BackupContents } from '../../contracts/backups';
+import type { BackupContents, RestoreSkip } from '../../contracts/backups';
 import type { EngineBinaries } from './detect';
 
 export type EngineType = 'pg' | 'etcd';
@@ -89,9 +89,10 @@ export interface Engine {
   backupDatabase(rt: InstanceRuntime, dir: string, progress: (p: BackupProgress) => void): Promise<DatabaseBackup>;
   /**
    * Makes `target` (never initialized) an instance holding the backup unpacked in `dir`, with the
-   * given parameters, and leaves it running.
+   * given parameters, and leaves it running. Answers what it left out (an engine that always restores
+   * everything answers nothing).
    */
-  restoreDatabase(dir: string, target: InstanceRuntime, parameters: Record<string, string>): Promise<void>;
+  restoreDatabase(dir: string, target: InstanceRuntime, parameters: Record<string, string>): Promise<RestoreReport | void>;
   /** What the running instance holds, in the terms `recorded` uses, to compare a restore against. */
   inspect(rt: InstanceRuntime, recorded: BackupContents): Promise<BackupContents>;
   /** Paths under rt.dir a file backup packs: configuration and logs, plus the data folder when asked. */
@@ -106,6 +107,11 @@ export interface BackupProgress {
   bytes: number;
   percent: number | null;
   step: string;
+}
+
+/** What a restore of a database backup left out: statements the tenant's rights do not allow. */
+export interface RestoreReport {
+  skipped: RestoreSkip[];
 }
 
 /** What a database backup holds (BackupContents of contracts/backups), and its archive format. */

@@ -383,9 +383,10 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
       readPgManifest(dir);
       await engine.initialize(rt, parameters);
       await engine.start(rt);
-      await pgRestoreInto({ bin }, dir, target(rt));
-      // The backup's roles came with it: the owner gets this instance's own password back.
+      const report = await pgRestoreInto({ bin }, dir, target(rt));
+      // The owner role is this instance's own again, whatever the backup said of it.
       await ensureRoles(rt);
+      return report;
     },
 
     inspect: (rt, recorded) => pgInspect(target(rt), recorded),

@@ -15,11 +15,11 @@ import { withClient, type PgTarget } from './pgBackup';
 const managedComment = 'Managed by Warden';
 /** Predefined roles that reach the host's files and programs: never granted to anyone people use. */
 const serverRoles = ['pg_read_server_files', 'pg_write_server_files', 'pg_execute_server_program'];
-/** Role names nobody may take: PostgreSQL's own, the control plane's and the owner's. */
-/** The role a restore loads rows as (pgRestore.ts): made and dropped by every restore, so no one else may hold the name. */
-export const restoreLoaderRole = 'warden_restore_loader';
+/** The login a restore runs as (pgRestore.ts): made and dropped by every restore, so no one else may hold the name. */
+export const restoreRole = 'warden_restore_loader';
 
-const reservedRoles = new Set(['postgres', pgOwnerRole, restoreLoaderRole, 'public', 'none', 'current_user', 'current_role', 'session_user']);
+/** Role names nobody may take: PostgreSQL's own, the control plane's and the owner's. */
+const reservedRoles = new Set(['postgres', pgOwnerRole, restoreRole, 'public', 'none', 'current_user', 'current_role', 'session_user']);
 const systemDatabases = new Set(['postgres', 'template0', 'template1']);
 
 /** A request the instance refuses, with the status to answer and the field it is about, if any. */
@@ -179,7 +179,7 @@ export async function listDatabases(target: PgTarget): Promise<Database[]> {
 }
 
 /** The role if people may use it through Warden (the owner or a managed role), else a refusal about `field`. */
-async function grantable(c: Client, name: string, field: string) {
+export async function grantable(c: Client, name: string, field: string) {
   const { rows } = await c.query<{ managed: boolean }>(`select ${isManaged} as managed from pg_roles r where rolname = $1`, [name]);
   if (rows.length === 0) throw new PgRefusal(400, `No role is named ${name}.`, field);
   if (name !== pgOwnerRole && !rows[0].managed) {
@@ -221,7 +221,7 @@ async function rolesOf(c: Client): Promise<DbRole[]> {
   return rows.map((r) => ({ name: r.name, login: r.login, superuser: r.superuser, owner: r.name === pgOwnerRole, managed: r.managed, memberOf: r.member_of }));
 }
 
-function checkNewRoleName(name: string, field: string) {
+export function checkNewRoleName(name: string, field: string) {
   if (name.startsWith('pg_') || reservedRoles.has(name)) throw new PgRefusal(400, `${name} is reserved.`, field);
 }
 
@@ -258,6 +258,13 @@ async function inTransaction<T>(c: Client, work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** A role with no attribute beyond LOGIN, marked as made through Warden (the name is checked by the caller). */
+export async function makeManagedRole(c: Client, name: string, login: boolean) {
+  const role = c.escapeIdentifier(name);
+  await c.query(`create role ${role} with ${login ? 'login' : 'nologin'} nosuperuser nocreaterole nocreatedb noreplication nobypassrls`);
+  await c.query(`comment on role ${role} is ${c.escapeLiteral(managedComment)}`);
+}
+
 export interface NewRole {
   name: string;
   login: boolean;
@@ -269,9 +276,7 @@ export async function createRole(target: PgTarget, input: NewRole): Promise<DbRo
   checkNewRoleName(input.name, 'name');
   return asSuperuser(target, 'postgres', (c) =>
     inTransaction(c, async () => {
-      const role = c.escapeIdentifier(input.name);
-      await c.query(`create role ${role} with ${input.login ? 'login' : 'nologin'} nosuperuser nocreaterole nocreatedb noreplication nobypassrls`);
-      await c.query(`comment on role ${role} is ${c.escapeLiteral(managedComment)}`);
+      await makeManagedRole(c, input.name, input.login);
       if (input.password !== undefined) await setRolePassword(c, input.name, input.password);
       await setMemberships(c, input.name, [], input.memberOf ?? []);
       return (await rolesOf(c)).find((r) => r.name === input.name)!;

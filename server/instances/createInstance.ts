@@ -71,11 +71,12 @@ export async function cloneFromBackup(
   launch(ctx, id, 'clone', async (row, rt) => {
     const saved = await revisionParameters(ctx.deps.db, sourceId);
     ctx.deps.logs.tail(id, engine.logDir(rt), row.type);
-    await backups.restoreInto(input.backupId, rt, saved);
+    const skipped = await backups.restoreInto(input.backupId, rt, saved, { instanceId: id });
     if (Object.keys(saved).length > 0) await recordRevision(ctx.deps.db, id, author, ctx.deps.clock(), saved, {});
     await ctx.change(id, { status: 'stopped', status_reason: null, engine_version: await engine.version() });
     await probeInto(ctx, row, rt, engine);
-    return `restored from backup ${input.backupId} of ${source.name}`;
+    const leftOut = skipped.length > 0 ? ` without ${skipped.length} item(s) that need more than the tenant's rights (listed in the log)` : '';
+    return `restored from backup ${input.backupId} of ${source.name}${leftOut}`;
   });
   return instance;
 }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { RestoreSkip } from '../../contracts/backups';
 import type { Instance } from '../../contracts/instances';
 import type { InstanceType } from '../../contracts/instanceValues';
 import type { Clock } from '../clock';
@@ -33,8 +34,11 @@ export interface InstanceBackups {
   beforeUpdate(instanceId: string): Promise<string>;
   /** Throws 404/409 problems when the backup cannot seed a clone of this instance. */
   checkCloneSource(instanceId: string, backupId: string): Promise<void>;
-  /** Makes the never-initialized `target` hold the backup's data and run. */
-  restoreInto(backupId: string, target: InstanceRuntime, parameters: Record<string, string>): Promise<void>;
+  /**
+   * Makes the never-initialized `target` hold the backup's data and run. Answers what the restore
+   * left out, which it also tells the log of `log.instanceId`.
+   */
+  restoreInto(backupId: string, target: InstanceRuntime, parameters: Record<string, string>, log: { instanceId: string }): Promise<RestoreSkip[]>;
 }
 
 export function message(error: unknown): string {

@@ -33,14 +33,15 @@ export const sandboxName = (runId: string) => runId.replace(/-/g, '').slice(0, 1
 
 /**
  * Fills the sandbox and leaves it running: from a backup (the newest succeeded database backup, or
- * the chosen one), a live copy (pg_basebackup or an etcd snapshot of the running instance, a copy
- * of a stopped one's files), or empty when there is nothing to copy.
+ * the chosen one; what its restore left out goes to the instance's log, naming the run), a live
+ * copy (pg_basebackup or an etcd snapshot of the running instance, a copy of a stopped one's
+ * files), or empty when there is nothing to copy.
  */
-export async function prepareSandbox(deps: SandboxDeps, instance: InstanceRow, source: string, rt: InstanceRuntime): Promise<Prepared> {
+export async function prepareSandbox(deps: SandboxDeps, instance: InstanceRow, source: string, rt: InstanceRuntime, runId: string): Promise<Prepared> {
   const engine = deps.instances.engine(instance.type);
   const backupId = source === 'latest-backup' ? await newestBackup(deps.db, instance.id) : source === 'live' ? null : source;
   if (backupId) {
-    await deps.backups.restoreInto(backupId, rt, {});
+    await deps.backups.restoreInto(backupId, rt, {}, { instanceId: instance.id, properties: { runId } });
     // The backup counted every table's rows exactly when it was taken: what the sandbox now holds.
     const contents = (await findBackupRow(deps.db, backupId))?.contents;
     const recorded = contents ? (JSON.parse(contents) as BackupContents).databases?.find((d) => d.name === pgDefaultDatabase)?.rows : undefined;

@@ -266,7 +266,7 @@ export class ScriptService {
       const scratch = await this.deps.instances.scratch(instance.type, sandboxName(id));
       dispose = scratch.dispose;
       sandbox = scratch.rt;
-      const copied = await prepareSandbox(this.deps, instance, run.summary.source, scratch.rt);
+      const copied = await prepareSandbox(this.deps, instance, run.summary.source, scratch.rt, id);
       run.summary.copiedFrom = copied.copiedFrom;
       run.summary.backupId = copied.backupId;
       await updateScriptRun(this.db, id, { copied_from: copied.copiedFrom, backup_id: copied.backupId });
