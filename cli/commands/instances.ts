@@ -34,6 +34,9 @@ function instanceFields(i: Instance, connection: ConnectionInfo | null): string 
     ['Group', i.groupName],
     ['Address', `${i.host}:${i.port}`],
     ['Connect', connection?.uri],
+    ['User', connection?.user],
+    // It asks for the password (revealed in the console), so none is printed here.
+    ['Command', connection?.command],
     ['Size', formatBytes(i.sizeBytes)],
     ['Last backup', i.lastBackupAt],
     ['Created', `${i.createdAt}${i.createdBy ? ` by ${i.createdBy}` : ''}`],
@@ -94,7 +97,7 @@ export function registerInstances(program: Command): void {
   instances
     .command('show')
     .argument('<instance>', 'name or id')
-    .description('One instance: status, health, address and connection string')
+    .description('One instance: status, health, address, connection string, user and a command that connects')
     .action(async (ref: string, _options: unknown, command: Command) => {
       const ctx = contextOf(command);
       const instance = await resolveInstance(ctx.api(), ref);

@@ -153,6 +153,17 @@ describe('an etcd instance through the client', () => {
     expect(table.stdout).toMatch(/cli-kv\s+etcd\s+running/);
   });
 
+  it('shows how to connect: the owner user and an etcdctl command that asks for the password', async () => {
+    const ran = await warden(['instances', 'show', 'cli-kv']);
+    expect(ran.code).toBe(0);
+    const fields = new Map(ran.stdout.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]));
+    expect([fields.get('Connect'), fields.get('User'), fields.get('Command')]).toEqual([
+      `http://127.0.0.1:${kv.port}`,
+      'app',
+      `etcdctl --endpoints=http://127.0.0.1:${kv.port} --user=app get --prefix --keys-only ''`,
+    ]);
+  });
+
   it('stops and starts it by name', async () => {
     expect(await json<Instance>(['instances', 'stop', 'cli-kv'])).toMatchObject({ status: 'stopped' });
     expect(await json<Instance>(['instances', 'start', kv.id])).toMatchObject({ status: 'running' });
