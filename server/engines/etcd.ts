@@ -6,7 +6,7 @@ import { ensureEtcdAuth, etcdRootEnv, giveCloneRoot, turnAuthOffForFirstStart } 
 import { writeInstanceFile } from './instanceFiles';
 import { parameterPolicy } from './parameterPolicy';
 import { checkValue, thisHost } from './parameterValues';
-import { EngineError, giveToEngineUser, instanceUser, isAlive, migrateInstanceFolder, removeInstanceUser, run, spawnDetached } from './processRunner';
+import { EngineError, giveToEngineUser, instanceUser, isAlive, isProcessOf, migrateInstanceFolder, removeInstanceUser, run, spawnDetached } from './processRunner';
 
 /** The etcd flags an operator may set; every change needs a restart (etcd has no live reload). */
 export const etcdFlags: Omit<ConfigParameter, 'value' | 'apply'>[] = [
@@ -78,7 +78,7 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
   const pid = (rt: InstanceRuntime): number | null => {
     try {
       const value = Number(fs.readFileSync(paths(rt).pidFile, 'utf8').trim());
-      return Number.isInteger(value) && value > 0 && isAlive(value) ? value : null;
+      return Number.isInteger(value) && value > 0 && isProcessOf(value, binaries.etcdBin) ? value : null;
     } catch {
       return null;
     }
@@ -107,7 +107,7 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
         .filter(([name]) => settable.has(name))
         .map(([name, value]) => `--${name}=${value}`),
     ];
-    const childPid = spawnDetached(instanceUser(rt), binaries.etcdBin, args, path.join(p.logs, 'etcd.log'));
+    const childPid = await spawnDetached(instanceUser(rt), binaries.etcdBin, args, path.join(p.logs, 'etcd.log'));
     writeInstanceFile(p.pidFile, `${childPid}\n`, { within: rt.dir });
     for (let waited = 0; waited < 30_000; waited += 200) {
       if (await healthy(rt)) return ensureEtcdAuth(rt);
@@ -132,13 +132,16 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
     return etcdFlags.map((flag) => ({ ...flag, value: set[flag.name] ?? flag.default ?? '', apply: 'restart' }));
   };
 
-  const etcdctl = (rt: InstanceRuntime, ...args: string[]) => run(instanceUser(rt), binaries.etcdctlBin, args, { env: etcdRootEnv(rt), timeoutMs: 60 * 60_000 });
+  /** etcdctl as `rt`'s user; `binds` are the folders outside its own it works in (a backup's staging folder). */
+  const etcdctlIn = (rt: InstanceRuntime, binds: string[], ...args: string[]) =>
+    run(instanceUser(rt), binaries.etcdctlBin, args, { env: etcdRootEnv(rt), timeoutMs: 60 * 60_000, binds });
+  const etcdctl = (rt: InstanceRuntime, ...args: string[]) => etcdctlIn(rt, [], ...args);
 
   /**
    * etcdctl (as `as`'s user) talking to the running member `source`, ended once that member's process
    * is gone: etcdctl 3.4's `snapshot save` would otherwise wait for a dead member for as long as it runs.
    */
-  async function etcdctlWhileAlive(source: InstanceRuntime, as: InstanceRuntime, ...args: string[]) {
+  async function etcdctlWhileAlive(source: InstanceRuntime, as: InstanceRuntime, binds: string[], ...args: string[]) {
     const gone = new AbortController();
     const watch = setInterval(() => {
       if (pid(source) === null) gone.abort();
@@ -148,6 +151,7 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
         env: etcdRootEnv(source),
         timeoutMs: 60 * 60_000,
         signal: gone.signal,
+        binds,
       });
     } catch (error) {
       if (gone.signal.aborted) throw new EngineError('etcd stopped while its snapshot was being saved.');
@@ -169,8 +173,9 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
     fs.mkdirSync(work, { mode: 0o700 });
     giveToEngineUser(instanceUser(target), work);
     const peerUrl = `http://127.0.0.1:${target.peerPort}`;
-    await etcdctl(
+    await etcdctlIn(
       target,
+      [path.dirname(snapshot)],
       'snapshot', 'restore', snapshot,
       `--data-dir=${path.join(work, 'data')}`,
       `--name=${target.id}`,
@@ -272,7 +277,7 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
       const snapshot = path.join(work, 'snapshot.db');
       if (online) {
         // The clone's user saves the snapshot over the source's client port into its own folder.
-        await etcdctlWhileAlive(source, target, 'snapshot', 'save', snapshot);
+        await etcdctlWhileAlive(source, target, [], 'snapshot', 'save', snapshot);
       } else {
         // A stopped member's backend file is a snapshot without the integrity hash a saved one has.
         fs.copyFileSync(path.join(paths(source).data, 'member', 'snap', 'db'), snapshot);
@@ -303,11 +308,11 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
       }, 250);
       try {
         progress({ bytes: 0, percent: expected ? 0 : null, step: 'saving the snapshot' });
-        await etcdctlWhileAlive(rt, rt, 'snapshot', 'save', snapshot);
+        await etcdctlWhileAlive(rt, rt, [dir], 'snapshot', 'save', snapshot);
       } finally {
         clearInterval(watch);
       }
-      const saved = JSON.parse((await etcdctl(rt, 'snapshot', 'status', snapshot, '-w', 'json')).stdout) as { revision: number; totalSize: number };
+      const saved = JSON.parse((await etcdctlIn(rt, [dir], 'snapshot', 'status', snapshot, '-w', 'json')).stdout) as { revision: number; totalSize: number };
       const counted = JSON.parse(
         (await etcdctl(rt, endpoint, 'get', '', '--from-key', '--limit=1', `--rev=${saved.revision}`, '-w', 'json')).stdout,
       ) as { count?: number };
@@ -348,7 +353,7 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
     async remove(rt) {
       if (pid(rt) !== null) throw new EngineError('The instance is running: stop it before removing it.');
       fs.rmSync(rt.dir, { recursive: true, force: true });
-      removeInstanceUser(rt.id);
+      await removeInstanceUser(rt.id);
     },
   };
 }

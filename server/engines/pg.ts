@@ -20,7 +20,9 @@ import { parameterPolicy } from './parameterPolicy';
 import { parameterFromRow, pgCatalogue, readJson, settingsQuery, type SettingsRow } from './pgCatalogue';
 import { ensurePgRoles, newPassword, writeSecret } from './pgRoles';
 import { checkValue, confQuote, confUnquote, thisHost } from './parameterValues';
-import { EngineError, giveToEngineUser, giveTreeToEngineUser, instanceUser, isAlive, migrateInstanceFolder, removeInstanceUser, run } from './processRunner';
+import { EngineError, giveToEngineUser, giveTreeToEngineUser, instanceUser, isAlive, isProcessOf, migrateInstanceFolder, removeInstanceUser, run, spawnDetached } from './processRunner';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 
 const paths = (rt: InstanceRuntime) => ({
@@ -32,6 +34,9 @@ const paths = (rt: InstanceRuntime) => ({
   previousSecret: path.join(rt.dir, 'superuser.password.previous'),
   /** The parameters as last read from the running server, answered while it is stopped. */
   lastParameters: path.join(rt.dir, 'parameters.json'),
+  /** The postmaster's pid on the host (postmaster.pid holds the one inside its confinement). */
+  pidFile: path.join(rt.dir, 'postmaster.host.pid'),
+  startupLog: path.join(rt.dir, 'logs', 'startup.log'),
 });
 
 /** The socket folder clients connect through (psql -h). */
@@ -120,7 +125,7 @@ export interface PgEngine extends Engine {
   catalogue(): Promise<ConfigParameter[]>;
 }
 
-/** PostgreSQL (Debian's postgresql 15) run with pg_ctl as the instance's own user, on a loopback port. */
+/** PostgreSQL (Debian's postgresql 15), confined, as the instance's own user, on a loopback port. */
 export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}): PgEngine {
   const bin = (tool: string) => path.join(binaries.pgBinDir, tool);
   let versionText: Promise<string> | undefined;
@@ -131,18 +136,65 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
   const target = pgSuperuserTarget;
   const withClient = <T>(rt: InstanceRuntime, use: (client: Client) => Promise<T>) => withPgClient(target(rt), 'postgres', use, 10_000);
 
-  const pid = (rt: InstanceRuntime): number | null => {
+  const readPid = (file: string): number | null => {
     try {
-      const first = fs.readFileSync(path.join(paths(rt).data, 'postmaster.pid'), 'utf8').split('\n')[0];
-      const value = Number(first);
-      return Number.isInteger(value) && isAlive(value) ? value : null;
+      const value = Number(fs.readFileSync(file, 'utf8').split('\n')[0]);
+      return Number.isInteger(value) && value > 0 ? value : null;
     } catch {
       return null;
     }
   };
 
-  const pgCtl = (rt: InstanceRuntime, ...args: string[]) =>
-    run(instanceUser(rt), bin('pg_ctl'), ['-D', paths(rt).data, ...args], { timeoutMs: 90_000 });
+  /**
+   * The postmaster's host pid: the one Warden recorded when it started it, or for a server started
+   * before engines were confined (by pg_ctl, in the host's PID namespace), the one in postmaster.pid.
+   */
+  const pid = (rt: InstanceRuntime): number | null => {
+    const p = paths(rt);
+    const recorded = fs.existsSync(p.pidFile) ? readPid(p.pidFile) : readPid(path.join(p.data, 'postmaster.pid'));
+    return recorded !== null && isProcessOf(recorded, bin('postgres')) ? recorded : null;
+  };
+
+  /** postmaster.pid's start time (line 3) and status (line 8), once the server has written them. */
+  const postmasterStatus = (rt: InstanceRuntime) => {
+    try {
+      const lines = fs.readFileSync(path.join(paths(rt).data, 'postmaster.pid'), 'utf8').split('\n');
+      return { startedAt: Number(lines[2]), status: (lines[7] ?? '').trim() };
+    } catch {
+      return null;
+    }
+  };
+
+  /**
+   * Starts the postmaster itself (not pg_ctl, which would daemonize out of its confinement) and
+   * waits, as pg_ctl -w does, until postmaster.pid says it accepts connections. Throws with the
+   * startup log's last lines when it exits first.
+   */
+  async function startPostmaster(rt: InstanceRuntime, startupLog: string, logged: number) {
+    const p = paths(rt);
+    const spawnedAt = Math.floor(Date.now() / 1000);
+    // The instance's user owns its log, as when pg_ctl wrote it.
+    if (!fs.existsSync(startupLog)) writeInstanceFile(startupLog, '', { within: rt.dir, owner: instanceUser(rt) });
+    const hostPid = await spawnDetached(instanceUser(rt), bin('postgres'), ['-D', p.data], startupLog);
+    writeInstanceFile(p.pidFile, `${hostPid}\n`, { within: rt.dir });
+    for (let waited = 0; waited < 60_000; waited += 100) {
+      const status = postmasterStatus(rt);
+      if (status && status.startedAt >= spawnedAt && status.status === 'ready') return;
+      if (!isAlive(hostPid)) throw new EngineError(`postgres did not start.${newLines(startupLog, logged) ? `\n${newLines(startupLog, logged)}` : ''}`);
+      await sleep(100);
+    }
+    throw new EngineError('postgres did not become ready within 60 seconds: see the startup log.');
+  }
+
+  /** Fast shutdown (SIGINT, as pg_ctl -m fast): sessions end, the server checkpoints and exits. */
+  async function stopPostmaster(rt: InstanceRuntime) {
+    const current = pid(rt);
+    if (current === null) return;
+    process.kill(current, 'SIGINT');
+    for (let waited = 0; waited < 60_000 && isAlive(current); waited += 100) await sleep(100);
+    if (isAlive(current)) throw new EngineError('postgres did not shut down within 60 seconds.');
+    fs.rmSync(paths(rt).pidFile, { force: true });
+  }
 
   /**
    * While the server runs, pg_settings; while it is stopped, the last values read, with what was
@@ -207,40 +259,38 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
       if (pid(rt) !== null) return;
       // An instance still run by the shared postgres user moves to its own user while stopped.
       migrateInstanceFolder(rt);
-      const startupLog = path.join(paths(rt).logs, 'startup.log');
+      const { startupLog } = paths(rt);
       for (let attempt = 1; ; attempt++) {
         const logged = fs.existsSync(startupLog) ? fs.statSync(startupLog).size : 0;
         try {
-          await pgCtl(rt, '-w', '-t', '60', '-l', startupLog, 'start');
+          await startPostmaster(rt, startupLog, logged);
           break;
         } catch (error) {
-          const why = newLines(startupLog, logged);
           // After a crash (kill -9) the old server's children may hold shared memory for a moment.
-          if (attempt < 20 && /shared memory block is still in use|lock file .* already exists/.test(why)) {
-            await new Promise((resolve) => setTimeout(resolve, 500));
+          if (attempt < 20 && /shared memory block is still in use|lock file .* already exists/.test((error as Error).message)) {
+            await sleep(500);
             continue;
           }
-          throw new EngineError(`${(error as Error).message}${why ? `\n${why}` : ''}`);
+          throw error;
         }
       }
       // Every start, so instances made before the owner role existed get it too.
       await ensureRoles(rt);
     },
 
-    async stop(rt) {
-      if (pid(rt) === null) return;
-      await pgCtl(rt, '-w', '-t', '60', '-m', 'fast', 'stop');
-    },
+    stop: stopPostmaster,
 
     async restart(rt) {
-      await pgCtl(rt, '-w', '-t', '60', '-m', 'fast', '-l', path.join(paths(rt).logs, 'startup.log'), 'restart');
-      await ensureRoles(rt);
+      await stopPostmaster(rt);
+      await engine.start(rt);
     },
 
     async reload(rt): Promise<ReloadReport> {
-      await pgCtl(rt, 'reload');
-      // pg_ctl reload only signals; the postmaster reads the files a moment later.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      const current = pid(rt);
+      if (current === null) throw new EngineError('postgres is not running: start it to reload its configuration.');
+      process.kill(current, 'SIGHUP');
+      // SIGHUP only signals; the postmaster reads the files a moment later.
+      await sleep(300);
       return withClient(rt, async (c) => {
         const errors = await c.query<{ name: string; error: string }>(
           `select coalesce(name, sourcefile) as name, error from pg_file_settings where error is not null`,
@@ -358,6 +408,7 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
         giveTreeToEngineUser(instanceUser(target), t.data);
       }
       for (const stale of ['postmaster.pid', 'postmaster.opts']) fs.rmSync(path.join(t.data, stale), { force: true });
+      fs.rmSync(t.pidFile, { force: true });
       writeInstanceFile(path.join(t.data, 'warden.conf'), managedConf(target), { within: target.dir, owner: instanceUser(target) });
       // The clone gets its own superuser password, set at its first start with the source's (kept
       // until then); its owner password is made then too, so no secret is shared with the source.
@@ -371,7 +422,7 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
     async remove(rt) {
       if (pid(rt) !== null) throw new EngineError('The instance is running: stop it before removing it.');
       fs.rmSync(rt.dir, { recursive: true, force: true });
-      removeInstanceUser(rt.id);
+      await removeInstanceUser(rt.id);
     },
 
     async backupDatabase(rt, dir, progress) {

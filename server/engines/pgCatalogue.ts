@@ -82,7 +82,7 @@ export function pgCatalogue(options: PgCatalogueOptions): PgCatalogue {
       if (!target || fs.existsSync(target)) return;
       writeJson(target, asCatalogue(live));
       // No build will run for this release now: clear what a build cut short by a crash left.
-      if (options.catalogDir) removeAbandonedBuilds(options.catalogDir);
+      if (options.catalogDir) await removeAbandonedBuilds(options.catalogDir);
     },
   };
 }
@@ -97,21 +97,23 @@ const abandonedAfterMs = 3 * toolTimeoutMs;
  * before the next build. Recent folders are left alone: another server on this data folder may be
  * building right now.
  */
-export function removeAbandonedBuilds(catalogDir: string, now = Date.now()): string[] {
+export async function removeAbandonedBuilds(catalogDir: string, now = Date.now()): Promise<string[]> {
   let names: string[];
   try {
     names = fs.readdirSync(catalogDir).filter((name) => name.startsWith(buildPrefix));
   } catch {
     return [];
   }
-  return names.filter((name) => {
+  const removed: string[] = [];
+  for (const name of names) {
     const dir = path.join(catalogDir, name);
     const stat = fs.statSync(dir, { throwIfNoEntry: false });
-    if (!stat?.isDirectory() || now - stat.mtimeMs < abandonedAfterMs) return false;
+    if (!stat?.isDirectory() || now - stat.mtimeMs < abandonedAfterMs) continue;
     fs.rmSync(dir, { recursive: true, force: true });
-    removeInstanceUser(name);
-    return true;
-  });
+    await removeInstanceUser(name);
+    removed.push(name);
+  }
+  return removed;
 }
 
 /**
@@ -121,7 +123,7 @@ export function removeAbandonedBuilds(catalogDir: string, now = Date.now()): str
  */
 async function buildCatalogue(bin: (tool: string) => string, catalogDir: string): Promise<ConfigParameter[]> {
   fs.mkdirSync(catalogDir, { recursive: true, mode: 0o711 });
-  removeAbandonedBuilds(catalogDir);
+  await removeAbandonedBuilds(catalogDir);
   const dir = fs.mkdtempSync(path.join(catalogDir, buildPrefix));
   // The folder's random name makes the user unique too, so two servers building at once never share one.
   const rt = { id: path.basename(dir), dir };
@@ -135,7 +137,7 @@ async function buildCatalogue(bin: (tool: string) => string, catalogDir: string)
     return await singleUserSettings(user, bin('postgres'), data);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
-    removeInstanceUser(rt.id);
+    await removeInstanceUser(rt.id);
   }
 }
 

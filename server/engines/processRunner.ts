@@ -1,7 +1,8 @@
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { confinedCommand, confinedPid, confinementStatus, type ProcessLimits } from './confinement';
 
 /**
  * The OS account an instance's engine processes run as. A root server gives every instance its own
@@ -12,6 +13,9 @@ export interface EngineUser {
   uid: number;
   gid: number;
   name: string;
+  /** The instance folder: what its confined processes may write (confinement.ts). */
+  dir?: string;
+  limits?: ProcessLimits;
 }
 
 const isRoot = () => process.getuid?.() === 0;
@@ -97,23 +101,33 @@ function legacyOwner(dir: string): EngineUser | null {
  * the server is not root. An instance made before per-instance users keeps `postgres` (which owns
  * its files and may still run its engine) until `migrateInstanceFolder` hands it over at a start.
  */
-export function instanceUser(rt: { id: string; dir: string }): EngineUser | null {
+export function instanceUser(rt: RuntimeLike): EngineUser | null {
   if (!isRoot()) return null;
-  return legacyOwner(rt.dir) ?? ensureInstanceUser(rt.id);
+  return within(rt, legacyOwner(rt.dir) ?? ensureInstanceUser(rt.id));
 }
+
+/** What instanceUser needs of an instance. */
+interface RuntimeLike {
+  id: string;
+  dir: string;
+  limits?: ProcessLimits;
+}
+
+/** The user as one instance's processes run: confined to that instance's folder, with its limits. */
+const within = (rt: RuntimeLike, user: EngineUser): EngineUser => ({ ...user, dir: rt.dir, ...(rt.limits && { limits: rt.limits }) });
 
 /**
  * The user an existing instance runs as, without creating one: for work on an instance that has
  * run (a backup's staging folder), where a missing user means there is nothing of its own to serve.
  */
-export function existingInstanceUser(rt: { id: string; dir: string }): EngineUser | null {
+export function existingInstanceUser(rt: RuntimeLike): EngineUser | null {
   if (!isRoot()) return null;
   const legacyRun = legacyOwner(rt.dir);
-  if (legacyRun) return legacyRun;
+  if (legacyRun) return within(rt, legacyRun);
   const known = instanceUsers.get(rt.id);
-  if (known) return known;
+  if (known) return within(rt, known);
   const entry = passwd(instanceUserName(rt.id));
-  return entry && entry.comment === ownerComment(rt.id) ? ensureInstanceUser(rt.id) : null;
+  return entry && entry.comment === ownerComment(rt.id) ? within(rt, ensureInstanceUser(rt.id)) : null;
 }
 
 /**
@@ -143,13 +157,64 @@ export function migrateInstanceFolder(rt: { id: string; dir: string }): boolean 
   return true;
 }
 
-/** Removes an instance's system user once its folder is gone (no-op when not root or never made). */
-export function removeInstanceUser(id: string): void {
+/** The pids of every process that runs as `uid` (any of its real, effective, saved or file-system ids). */
+export function processesOf(uid: number): number[] {
+  const found: number[] = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const ids = /^Uid:\s+(.*)$/m.exec(fs.readFileSync(`/proc/${name}/status`, 'utf8'))?.[1].split(/\s+/).map(Number) ?? [];
+      if (ids.includes(uid)) found.push(Number(name));
+    } catch {
+      // Gone while the list was read.
+    }
+  }
+  return found;
+}
+
+/**
+ * Ends every process of `uid` with SIGKILL, again until none is left (one may fork while another is
+ * killed), so a removal never fails on a process a tenant left running in the background.
+ */
+export async function killProcessesOf(uid: number): Promise<void> {
+  for (let round = 0; round < 50; round++) {
+    const pids = processesOf(uid).filter(isAlive);
+    if (pids.length === 0) return;
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new EngineError(`Processes of user ${uid} are still running after being killed.`);
+}
+
+/** The host's folders any user may write: a removed instance's user leaves nothing there. */
+const sharedWritable = ['/tmp', '/var/tmp', '/dev/shm', '/dev/mqueue'];
+
+/** Removes what `uid` owns in the shared writable folders (an unconfined tool could write there). */
+function removeFilesOf(uid: number) {
+  const roots = sharedWritable.filter((root) => fs.existsSync(root));
+  // find's exit status is not 0 when it met something it could not remove; what it could is gone.
+  spawnSync('find', [...roots, '-xdev', '-user', String(uid), '-delete'], { env: adminEnv, stdio: 'ignore', timeout: 60_000 });
+}
+
+/**
+ * Removes an instance's system user once its folder is gone (no-op when not root or never made):
+ * its processes are killed and its files in the shared folders removed first, so the next user
+ * given the same uid inherits nothing.
+ */
+export async function removeInstanceUser(id: string): Promise<void> {
   instanceUsers.delete(id);
   if (!isRoot()) return;
   const name = instanceUserName(id);
   const entry = passwd(name);
   if (!entry || entry.comment !== ownerComment(id)) return;
+  await killProcessesOf(entry.uid);
+  removeFilesOf(entry.uid);
   try {
     execFileSync('userdel', [name], { env: adminEnv, stdio: ['ignore', 'ignore', 'pipe'] });
   } catch (error) {
@@ -171,22 +236,35 @@ export interface RunOptions {
   cwd?: string;
   /** Ends the tool (SIGTERM) when aborted, e.g. once the server it talks to is gone. */
   signal?: AbortSignal;
+  /** Folders or files outside the instance folder that a confined tool may write (a staging folder). */
+  binds?: string[];
 }
 
-function identity(user: EngineUser | null) {
-  return user ? { uid: user.uid, gid: user.gid } : {};
+/**
+ * How a command runs as `user`: confined (confinement.ts) when it is an instance's and confinement
+ * works here, else as the user itself (or as the server, for null), from `/` unless told, with a
+ * minimal environment.
+ */
+function launch(user: EngineUser | null, command: string, args: string[], options: RunOptions & { detached?: boolean }) {
+  const base = { cwd: options.cwd ?? '/', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...options.env } };
+  if (user?.dir && confinementStatus().active) {
+    const confined = confinedCommand({ uid: user.uid, gid: user.gid, dir: user.dir, limits: user.limits }, command, args, options);
+    return { ...confined, confined: true, options: base };
+  }
+  return { command, args, confined: false, options: { ...base, ...(user && { uid: user.uid, gid: user.gid }) } };
 }
+
+const toolName = (command: string) => command.split('/').pop();
 
 /** Runs a tool as `user` (see instanceUser) and answers its output; a non-zero exit becomes an EngineError with stderr. */
 export function run(user: EngineUser | null, command: string, args: string[], options: RunOptions = {}): Promise<RunResult> {
+  const how = launch(user, command, args, options);
   return new Promise((resolve, reject) => {
     execFile(
-      command,
-      args,
+      how.command,
+      how.args,
       {
-        ...identity(user),
-        cwd: options.cwd ?? '/',
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...options.env },
+        ...how.options,
         timeout: options.timeoutMs ?? 120_000,
         maxBuffer: 16 * 1024 * 1024,
         ...(options.signal && { signal: options.signal }),
@@ -194,31 +272,36 @@ export function run(user: EngineUser | null, command: string, args: string[], op
       (error, stdout, stderr) => {
         if (error) {
           const words = (stderr || stdout || error.message).trim();
-          reject(new EngineError(`${command.split('/').pop()} failed: ${words}`));
+          reject(new EngineError(`${toolName(command)} failed: ${words}`));
         } else resolve({ stdout, stderr });
       },
     );
   });
 }
 
-/** Starts a long-running engine process as `user`, detached from the server, so it outlives a server restart. */
-export function spawnDetached(user: EngineUser | null, command: string, args: string[], logFile: string, options: RunOptions = {}): number {
+/**
+ * Starts a long-running engine process as `user`, detached from the server, so it outlives a server
+ * restart. Answers the engine's own pid on the host (inside its confinement, when confined).
+ */
+export async function spawnDetached(user: EngineUser | null, command: string, args: string[], logFile: string, options: RunOptions = {}): Promise<number> {
   const out = fs.openSync(logFile, 'a');
+  const how = launch(user, command, args, { ...options, detached: true });
+  let pid: number;
   try {
-    const child = spawn(command, args, {
-      ...identity(user),
-      cwd: options.cwd ?? '/',
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...options.env },
-      detached: true,
-      stdio: ['ignore', out, out],
-    });
+    const child = spawn(how.command, how.args, { ...how.options, detached: true, stdio: ['ignore', out, out] });
     // A binary that cannot be started also emits 'error' later: the throw below reports it.
     child.on('error', () => undefined);
     if (child.pid === undefined) throw new EngineError(`${command} could not be started.`);
     child.unref();
-    return child.pid;
+    pid = child.pid;
   } finally {
     fs.closeSync(out);
+  }
+  if (!how.confined) return pid;
+  try {
+    return await confinedPid(pid);
+  } catch {
+    throw new EngineError(`${toolName(command)} could not be started: see its log.`);
   }
 }
 
@@ -244,18 +327,27 @@ export function isAlive(pid: number): boolean {
 }
 
 /**
- * Starts a tool as `user` with pipes, for output the server streams (pg_dump's archive)
- * or input it feeds (psql). The child dies with the server: its pipes break when the server goes.
+ * Whether `pid` is a live process running `binary` (an engine's pid file may outlive the engine, and
+ * the pid be taken by something else since).
  */
-/** How every tool runs: as `user`, from `/` unless told, with a minimal environment. */
-const toolOptions = (user: EngineUser | null, options: RunOptions) => ({
-  ...identity(user),
-  cwd: options.cwd ?? '/',
-  env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...options.env },
-});
+export function isProcessOf(pid: number, binary: string): boolean {
+  if (!isAlive(pid)) return false;
+  try {
+    // A binary replaced by a package upgrade while it runs reads "… (deleted)".
+    return fs.readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, '') === fs.realpathSync(binary);
+  } catch {
+    return false;
+  }
+}
 
+/**
+ * Starts a tool as `user` with pipes, for output the server streams (pg_dump's archive)
+ * or input it feeds (psql). The child dies with the server: confined, with bwrap's parent; else its
+ * pipes break when the server goes.
+ */
 export function spawnTool(user: EngineUser | null, command: string, args: string[], options: RunOptions = {}) {
-  const child = spawn(command, args, { ...toolOptions(user, options), stdio: ['pipe', 'pipe', 'pipe'] });
+  const how = launch(user, command, args, options);
+  const child = spawn(how.command, how.args, { ...how.options, stdio: ['pipe', 'pipe', 'pipe'] });
   // A tool that exits early (its server stopped) breaks its pipes: EPIPE on a write must not take the
   // server down; the exit code and stderr tell the caller what happened.
   for (const stream of [child.stdin, child.stdout, child.stderr]) stream.on('error', () => undefined);
@@ -279,6 +371,8 @@ export interface StreamedRun {
   onStderrLine?: (line: string) => void;
   /** Exit codes besides 0 that mean the tool did its work (tar's 1: a file changed while it was read). */
   okExitCodes?: number[];
+  /** As RunOptions.binds. */
+  binds?: string[];
 }
 
 /** How often runToFile reads the size of the file being written. */
@@ -302,7 +396,8 @@ export function runToFile(user: EngineUser | null, command: string, args: string
     const sizeOf = () => fs.fstatSync(fd).size;
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn(command, args, { ...toolOptions(user, { env: options.env }), stdio: ['ignore', fd, 'pipe'] });
+      const how = launch(user, command, args, { env: options.env, binds: options.binds });
+      child = spawn(how.command, how.args, { ...how.options, stdio: ['ignore', fd, 'pipe'] });
     } catch (error) {
       fs.closeSync(fd);
       return reject(error as Error);
@@ -333,7 +428,7 @@ export function runToFile(user: EngineUser | null, command: string, args: string
       const succeeded = code === 0 || (code !== null && (options.okExitCodes ?? []).includes(code));
       if (!succeeded) {
         const words = [...stderr, pending].filter((l) => l && !/^\S+: (dumping|reading|last built-in|identifying|finding|flagging|saving|started|processing)/.test(l));
-        return reject(new EngineError(`${command.split('/').pop()} failed (${signal ?? `exit ${code}`}): ${words.slice(-6).join('\n').trim()}`));
+        return reject(new EngineError(`${toolName(command)} failed (${signal ?? `exit ${code}`}): ${words.slice(-6).join('\n').trim()}`));
       }
       options.onBytes?.(bytes);
       resolve(bytes);

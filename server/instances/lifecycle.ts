@@ -95,7 +95,7 @@ export async function deleteInstance(ctx: InstanceContext, id: string, force: bo
     if (engine.pid(rt) !== null) await engine.stop(rt);
     if (fs.existsSync(rt.dir)) await engine.remove(rt);
     // Also when the folder was already gone (a delete retried after a failure).
-    removeInstanceUser(rt.id);
+    await removeInstanceUser(rt.id);
     const audience = await ctx.audience(row);
     ctx.forgetCrashes(id);
     await deleteInstanceRow(ctx.deps.db, id);

@@ -20,7 +20,7 @@ export async function scratch(ctx: InstanceContext, type: InstanceType, name: st
     try {
       if (engine.pid(rt) !== null) await engine.stop(rt);
       fs.rmSync(rt.dir, { recursive: true, force: true });
-      removeInstanceUser(rt.id);
+      await removeInstanceUser(rt.id);
     } finally {
       ctx.ports.release(ports);
     }
@@ -45,7 +45,7 @@ export async function removeLeftoverScratch(ctx: InstanceContext) {
     if (engine.pid(rt) !== null) await engine.stop(rt).catch(() => undefined);
     fs.rmSync(rt.dir, { recursive: true, force: true });
     try {
-      removeInstanceUser(rt.id);
+      await removeInstanceUser(rt.id);
     } catch {
       // A user still in use is left for an operator; the server starts anyway.
     }

@@ -19,6 +19,6 @@ export async function stopInstances(dataDir: string) {
     const engine = fs.existsSync(path.join(rt.dir, 'etcd.pid')) ? etcd : pg;
     await engine.stop(rt).catch(() => undefined);
     // Each instance has its own system user when the server runs as root: none outlives the run.
-    if (!id.startsWith('.')) removeInstanceUser(id);
+    if (!id.startsWith('.')) await removeInstanceUser(id);
   }
 }

@@ -2,7 +2,6 @@ import { Client } from 'pg';
 import type { Backup } from '../../../contracts/backups';
 import type { Instance } from '../../../contracts/instances';
 import type { PageOf } from '../../../contracts/page';
-import { findInstanceRow } from '../../../server/db/instances';
 import { instanceWorld, type InstanceWorld } from '../instances/world';
 
 // Faults during a database backup of real engines (DESIGN §11: the server survives any engine
@@ -49,12 +48,6 @@ async function settled() {
   await world.service().idle();
 }
 
-async function enginePid(instance: Instance): Promise<number> {
-  const row = (await findInstanceRow(world.db, instance.id))!;
-  const pid = world.service().engine(row.type).pid(world.service().runtime(row));
-  if (pid === null) throw new Error(`${instance.name} is not running`);
-  return pid;
-}
 
 /**
  * After the engine died: a probe (as supervision runs them) notices; the instance is offline or
@@ -131,7 +124,7 @@ describe('a database backup of PostgreSQL cut off', () => {
   it('by the postmaster being killed: nothing is listed as succeeded, no operation is left, the instance is offline or running again', async () => {
     const id = await backupUnderway(pg);
 
-    process.kill(await enginePid(pg), 'SIGKILL');
+    process.kill(await world.enginePid(pg.id), 'SIGKILL');
     await settled();
 
     const backup = await backupOf(pg, id);
@@ -146,7 +139,7 @@ describe('a clone cut off by the source being killed', () => {
   it('leaves no operation on the source or the clone', async () => {
     const res = await world.call('POST', `/instances/${pg.id}/clone`, { name: 'ledger-copy' });
     expect(res.statusCode).toBe(202);
-    process.kill(await enginePid(pg), 'SIGKILL');
+    process.kill(await world.enginePid(pg.id), 'SIGKILL');
     await settled();
 
     await expectNoticedAndNotStuck(pg);
@@ -168,7 +161,7 @@ describe('etcd killed', () => {
   it('during a clone leaves no operation on the source or the clone', async () => {
     const res = await world.call('POST', `/instances/${etcd.id}/clone`, { name: 'registry-copy' });
     expect(res.statusCode).toBe(202);
-    process.kill(await enginePid(etcd), 'SIGKILL');
+    process.kill(await world.enginePid(etcd.id), 'SIGKILL');
     await settled();
 
     await expectNoticedAndNotStuck(etcd);
@@ -180,7 +173,7 @@ describe('etcd killed', () => {
 
     const res = await world.call('POST', `/instances/${etcd.id}/backups/database/backup`, {});
     expect(res.statusCode).toBe(202);
-    process.kill(await enginePid(etcd), 'SIGKILL');
+    process.kill(await world.enginePid(etcd.id), 'SIGKILL');
     await settled();
 
     const backup = await backupOf(etcd, res.json().id);

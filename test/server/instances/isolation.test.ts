@@ -24,12 +24,6 @@ let kv: Instance;
 
 const dirOf = (instance: Instance) => path.join(world.dataDir, 'instances', instance.id);
 
-/** The engine's main process: the postmaster, or etcd. */
-function enginePid(instance: Instance): number {
-  const file = instance.type === 'etcd' ? path.join(dirOf(instance), 'etcd.pid') : path.join(dirOf(instance), 'data', 'postmaster.pid');
-  return Number(fs.readFileSync(file, 'utf8').split('\n')[0].trim());
-}
-
 /** The real and effective uid of a process, as the kernel reports them. */
 function processUids(pid: number): number[] {
   const line = fs.readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('Uid:'))!;
@@ -96,13 +90,13 @@ afterAll(async () => {
 });
 
 describeAsRoot('instances under their own system users', () => {
-  it('run each engine as its own user, which owns its 0700 folder', () => {
+  it('run each engine as its own user, which owns its 0700 folder', async () => {
     const uids = new Set<number>();
     for (const instance of [alpha, beta, kv]) {
       expect(instance.status).toBe('running');
       const user = passwd(instanceUserName(instance.id));
       expect(user).toMatchObject({ comment: `Warden instance ${instance.id}` });
-      expect(processUids(enginePid(instance))).toEqual([user!.uid, user!.uid]);
+      expect(processUids(await world.enginePid(instance.id))).toEqual([user!.uid, user!.uid]);
       const folder = fs.statSync(dirOf(instance));
       expect({ uid: folder.uid, mode: folder.mode & 0o777 }).toEqual({ uid: user!.uid, mode: 0o700 });
       uids.add(user!.uid);
@@ -161,7 +155,7 @@ describeAsRoot('instances under their own system users', () => {
     const copy = await world.instance(res.json().id);
     expect(copy.status).toBe('running');
     const copyUser = passwd(instanceUserName(copy.id))!;
-    expect(processUids(enginePid(copy))).toEqual([copyUser.uid, copyUser.uid]);
+    expect(processUids(await world.enginePid(copy.id))).toEqual([copyUser.uid, copyUser.uid]);
     expect(copyUser.uid).not.toBe(passwd(instanceUserName(alpha.id))!.uid);
     // Every file of the copy is its user's: none is left to the source's user.
     const strangers = execFileSync('find', [dirOf(copy), '-not', '-user', String(copyUser.uid), '-not', '-user', '0']).toString().trim();
@@ -183,12 +177,13 @@ describeAsRoot('instances under their own system users', () => {
       gid: postgres.gid,
       cwd: '/',
     });
+    expect(started.stderr.toString()).toBe('');
     expect(started.status).toBe(0);
 
     await world.restartServer();
     const adopted = await world.instance(beta.id);
     expect(adopted.status).toBe('running');
-    const legacyPid = enginePid(beta);
+    const legacyPid = await world.enginePid(beta.id);
     expect(processUids(legacyPid)).toEqual([postgres.uid, postgres.uid]);
 
     // Stopped as the user that runs it, then started as its own.
@@ -196,7 +191,7 @@ describeAsRoot('instances under their own system users', () => {
     const moved = await operate(beta, 'start');
     expect(moved.status).toBe('running');
     const own = passwd(instanceUserName(beta.id))!;
-    expect(processUids(enginePid(beta))).toEqual([own.uid, own.uid]);
+    expect(processUids(await world.enginePid(beta.id))).toEqual([own.uid, own.uid]);
     const folder = fs.statSync(dir);
     expect({ uid: folder.uid, mode: folder.mode & 0o777 }).toEqual({ uid: own.uid, mode: 0o700 });
     expect(execFileSync('find', [dir, '-user', String(postgres.uid)]).toString().trim()).toBe('');

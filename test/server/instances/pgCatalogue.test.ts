@@ -146,20 +146,20 @@ describe('folders of builds a crash cut short', () => {
   });
   afterEach(() => fs.rmSync(catalogDir, { recursive: true, force: true }));
 
-  it('are removed with their users, while a build that may still run on another server is left alone', () => {
+  it('are removed with their users, while a build that may still run on another server is left alone', async () => {
     const abandoned = buildFolder(catalogDir, '.pg-catalogue-Ij56Kl', 60 * 60_000);
     buildFolder(catalogDir, '.pg-catalogue-Mn78Op', 5_000);
     fs.writeFileSync(path.join(catalogDir, 'pg-15.4.json'), '[]');
 
-    expect(removeAbandonedBuilds(catalogDir)).toEqual(['.pg-catalogue-Ij56Kl']);
+    expect(await removeAbandonedBuilds(catalogDir)).toEqual(['.pg-catalogue-Ij56Kl']);
     expect(fs.existsSync(abandoned)).toBe(false);
     expect(fs.readdirSync(catalogDir).sort()).toEqual(['.pg-catalogue-Mn78Op', 'pg-15.4.json']);
     if (process.getuid?.() === 0) expect(userExists(instanceUserName('.pg-catalogue-Ij56Kl'))).toBe(false);
     // An hour on, the other one counts as abandoned too (and its user goes with it).
-    expect(removeAbandonedBuilds(catalogDir, Date.now() + 60 * 60_000)).toEqual(['.pg-catalogue-Mn78Op']);
+    expect(await removeAbandonedBuilds(catalogDir, Date.now() + 60 * 60_000)).toEqual(['.pg-catalogue-Mn78Op']);
   });
 
-  it('are looked for only where the catalogue is kept, which may not exist yet', () => {
-    expect(removeAbandonedBuilds(path.join(catalogDir, 'missing'))).toEqual([]);
+  it('are looked for only where the catalogue is kept, which may not exist yet', async () => {
+    expect(await removeAbandonedBuilds(path.join(catalogDir, 'missing'))).toEqual([]);
   });
 });

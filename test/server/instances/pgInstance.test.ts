@@ -12,8 +12,7 @@ let world: InstanceWorld;
 let alpha: Instance;
 let client: Client;
 
-const postmasterPid = (instance: Instance) =>
-  Number(fs.readFileSync(`${world.dataDir}/instances/${instance.id}/data/postmaster.pid`, 'utf8').split('\n')[0]);
+const postmasterPid = (instance: Instance) => world.enginePid(instance.id);
 
 async function connect(instance: Instance): Promise<Client> {
   const { password } = (await world.call('POST', `/instances/${instance.id}/connection/secret?role=superuser`, {})).json() as { password: string };
@@ -65,14 +64,14 @@ describe('a PostgreSQL instance', () => {
   });
 
   it('applies a reload-only change live, without a restart, and saves it as a revision', async () => {
-    const before = postmasterPid(alpha);
+    const before = await postmasterPid(alpha);
     const res = await world.call('PUT', `/instances/${alpha.id}/config`, { parameters: { work_mem: '8MB' }, apply: 'reload' });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual<UpdateConfigResponse>({ revision: 2, reload: ['work_mem'], restart: [], applied: 'reloaded' });
     const fresh = await connect(alpha);
     expect((await fresh.query('show work_mem')).rows[0].work_mem).toBe('8MB');
     await fresh.end();
-    expect(postmasterPid(alpha)).toBe(before);
+    expect(await postmasterPid(alpha)).toBe(before);
     const revisions = (await world.call('GET', `/instances/${alpha.id}/config/revisions`)).json();
     expect(revisions.items[0]).toMatchObject({ revision: 2, author: 'admin@example.com', changes: [{ name: 'work_mem', from: '6MB', to: '8MB' }] });
   });
@@ -86,10 +85,10 @@ describe('a PostgreSQL instance', () => {
     expect(config.parameters.find((p) => p.name === 'shared_buffers')).toMatchObject({ apply: 'restart', unit: '8kB' });
     expect((await world.instance(alpha.id)).health.level).toBe('warn');
 
-    const before = postmasterPid(alpha);
+    const before = await postmasterPid(alpha);
     expect((await world.call('POST', `/instances/${alpha.id}/restart`, {})).statusCode).toBe(202);
     await world.service().idle();
-    expect(postmasterPid(alpha)).not.toBe(before);
+    expect(await postmasterPid(alpha)).not.toBe(before);
     await client.end();
     client = await connect(alpha);
     expect((await client.query('show shared_buffers')).rows[0].shared_buffers).toBe('64MB');
@@ -175,7 +174,7 @@ describe('a PostgreSQL instance', () => {
 
   it('goes offline when the postmaster is killed, with the reason, and recovers with start', async () => {
     await client.end();
-    process.kill(postmasterPid(alpha), 'SIGKILL');
+    process.kill(await postmasterPid(alpha), 'SIGKILL');
     await new Promise((resolve) => setTimeout(resolve, 500));
     await world.service().refresh(alpha.id);
     const offline = await world.instance(alpha.id);
@@ -212,10 +211,10 @@ describe('a PostgreSQL instance', () => {
 
   it('is re-adopted, not restarted, by a new server process', async () => {
     await client.end();
-    const pid = postmasterPid(alpha);
+    const pid = await postmasterPid(alpha);
     await world.restartServer();
     expect((await world.instance(alpha.id)).status).toBe('running');
-    expect(postmasterPid(alpha)).toBe(pid);
+    expect(await postmasterPid(alpha)).toBe(pid);
     client = await connect(alpha);
   });
 

@@ -1,5 +1,4 @@
 import type { Instance } from '../../../contracts/instances';
-import { findInstanceRow } from '../../../server/db/instances';
 import { instanceWorld, type InstanceWorld } from './world';
 
 // Supervision of a real PostgreSQL 15 instance: probes of an unchanged instance push nothing, and a
@@ -25,10 +24,7 @@ afterAll(async () => {
   await world?.destroy();
 });
 
-async function postmasterPid(): Promise<number | null> {
-  const row = (await findInstanceRow(world.db, alpha.id))!;
-  return world.service().engine('pg').pid(world.service().runtime(row));
-}
+const postmasterPid = () => world.enginePid(alpha.id).catch(() => null);
 
 it('pushes no status event while probes find the instance unchanged', async () => {
   // The first probe may still record what settled since the create; after it, nothing changes.

@@ -29,6 +29,8 @@ export interface InstanceWorld {
   logs(): App['instanceLogs'];
   call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, cookie?: string): Promise<LightMyRequestResponse>;
   instance(id: string): Promise<Instance>;
+  /** The engine's main process on the host (the postmaster, or etcd) as the server finds it; throws when it does not run. */
+  enginePid(id: string): Promise<number>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   events(name: string): any[];
   logCount(instanceId: string): Promise<number>;
@@ -80,6 +82,12 @@ export async function instanceWorld(): Promise<InstanceWorld> {
       if (res.statusCode !== 200) throw new Error(`GET /instances/${id}: ${res.statusCode} ${res.body}`);
       return res.json() as Instance;
     },
+    async enginePid(id) {
+      const row = (await findInstanceRow(db, id))!;
+      const pid = engines[row.type].pid(app.instances.runtime(row));
+      if (pid === null) throw new Error(`${row.name} is not running`);
+      return pid;
+    },
     events: (name) => published.filter((e) => e.event === name).map((e) => e.payload),
     async logCount(instanceId) {
       const row = await db.selectFrom('logs').select((eb) => eb.fn.countAll<number>().as('n')).where('instance_id', '=', instanceId).executeTakeFirstOrThrow();
@@ -101,7 +109,7 @@ export async function instanceWorld(): Promise<InstanceWorld> {
         if (!current) continue;
         await engines[row.type].stop(app.instances.runtime(current)).catch(() => undefined);
         // Each instance has its own system user when the tests run as root: none outlives the run.
-        removeInstanceUser(row.id);
+        await removeInstanceUser(row.id);
       }
       await db.destroy();
       fs.rmSync(dataDir, { recursive: true, force: true });
