@@ -30,8 +30,9 @@ const unitScales: Record<string, { kind: 'memory' | 'time'; scale: number }> = {
 /** A unit as a size: `8kB` is 8 × 1024 bytes. */
 function unitSize(unit: string) {
   const match = /^(\d*)\s*([a-zA-Z]+)$/.exec(unit.trim());
-  const base = match && unitScales[match[2]];
-  return base ? { kind: base.kind, scale: base.scale * Number(match[1] || 1) } : null;
+  if (!match || !Object.hasOwn(unitScales, match[2])) return null;
+  const base = unitScales[match[2]];
+  return { kind: base.kind, scale: base.scale * Number(match[1] || 1) };
 }
 
 /**

@@ -129,7 +129,7 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
 
   const parameters = async (rt: InstanceRuntime): Promise<ConfigParameter[]> => {
     const set = readFlags(rt);
-    return etcdFlags.map((flag) => ({ ...flag, value: set[flag.name] ?? flag.default ?? '', apply: 'restart' }));
+    return etcdFlags.map((flag) => ({ ...flag, value: (Object.hasOwn(set, flag.name) ? set[flag.name] : flag.default) ?? '', apply: 'restart' }));
   };
 
   /** etcdctl as `rt`'s user; `binds` are the folders outside its own it works in (a backup's staging folder). */
@@ -243,15 +243,15 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
 
     async validate(rt, changes) {
       const known = new Map((await parameters(rt)).map((flag) => [flag.name, flag]));
-      const errors: Record<string, string[]> = {};
+      const errors: [string, string[]][] = [];
       for (const [name, value] of Object.entries(changes)) {
         const problem =
           parameterPolicy('etcd', name).policy === 'managed'
             ? `${name} is managed by Warden.`
             : (checkValue(known.get(name), name, value, { units: false, host: thisHost() }) ?? checkFlagValue(name, value));
-        if (problem) errors[name] = [problem.replace(`Unknown parameter ${name}.`, `Unknown etcd flag ${name}.`)];
+        if (problem) errors.push([name, [problem.replace(`Unknown parameter ${name}.`, `Unknown etcd flag ${name}.`)]]);
       }
-      return errors;
+      return Object.fromEntries(errors);
     },
 
     async apply(rt, changes): Promise<ApplyResult> {

@@ -11,6 +11,8 @@ export interface PolicyEntry {
   reason: string | null;
 }
 
+type TableEntry = { policy: Exclude<ParameterPolicy, 'user'>; reason: string };
+
 const runsProgram = 'it runs a shell command as the engine account';
 const loadsLibrary = 'it loads code into the server';
 const namesFile = 'it names a file or folder on the host';
@@ -21,7 +23,7 @@ const authentication = 'it changes how clients authenticate';
 const tls = 'TLS is configured by Warden';
 
 /** PostgreSQL 15: every parameter that is not a user's, with a one-line reason. Unlisted ones are `user`. */
-export const pgPolicyTable: Record<string, { policy: Exclude<ParameterPolicy, 'user'>; reason: string }> = {
+export const pgPolicyTable: Record<string, TableEntry> = {
   // Runs a program.
   archive_command: { policy: 'managed', reason: runsProgram },
   archive_cleanup_command: { policy: 'managed', reason: runsProgram },
@@ -30,12 +32,16 @@ export const pgPolicyTable: Record<string, { policy: Exclude<ParameterPolicy, 'u
   ssl_passphrase_command: { policy: 'managed', reason: runsProgram },
   ssl_passphrase_command_supports_reload: { policy: 'managed', reason: tls },
   archive_mode: { policy: 'managed', reason: 'WAL archiving runs a command or library Warden must choose' },
-  // Loads a library.
+  // Loads a library: only from PostgreSQL's own library folder, which Warden does not let anyone move.
   archive_library: { policy: 'managed', reason: loadsLibrary },
-  shared_preload_libraries: { policy: 'managed', reason: loadsLibrary },
-  session_preload_libraries: { policy: 'managed', reason: loadsLibrary },
-  local_preload_libraries: { policy: 'managed', reason: loadsLibrary },
+  shared_preload_libraries: { policy: 'admin', reason: loadsLibrary },
+  session_preload_libraries: { policy: 'admin', reason: loadsLibrary },
+  local_preload_libraries: { policy: 'admin', reason: loadsLibrary },
   dynamic_library_path: { policy: 'managed', reason: loadsLibrary },
+  // Settings of libraries PostgreSQL ships that run a program or name a folder, once loaded.
+  'basebackup_to_shell.command': { policy: 'managed', reason: runsProgram },
+  'basebackup_to_shell.required_role': { policy: 'managed', reason: runsProgram },
+  'basic_archive.archive_directory': { policy: 'managed', reason: namesFile },
   extension_destdir: { policy: 'managed', reason: loadsLibrary },
   jit_provider: { policy: 'managed', reason: loadsLibrary },
   // Names a file, folder, socket, port or address.
@@ -135,8 +141,11 @@ export const pgPolicyTable: Record<string, { policy: Exclude<ParameterPolicy, 'u
 /** Families by prefix: developer switches, never a tenant's. */
 const pgAdminPrefixes = ['debug_', 'trace_'];
 
+/** A library's own settings (`library.setting`) exist once an admin loads it; PL/pgSQL's are every database's. */
+const isLibrarySetting = (name: string) => name.includes('.') && !name.startsWith('plpgsql.');
+
 /** etcd 3.4: every flag Warden passes itself (paths, URLs, names, cluster, TLS, logging) is managed. */
-export const etcdPolicyTable: Record<string, { policy: Exclude<ParameterPolicy, 'user'>; reason: string }> = {
+export const etcdPolicyTable: Record<string, TableEntry> = {
   name: { policy: 'managed', reason: 'Warden names the member after the instance' },
   'data-dir': { policy: 'managed', reason: namesFile },
   'wal-dir': { policy: 'managed', reason: namesFile },
@@ -174,6 +183,7 @@ export function parameterPolicy(type: EngineType, name: string): PolicyEntry {
   const entry = Object.hasOwn(table, name) ? table[name] : undefined;
   if (entry) return entry;
   if (type === 'pg' && pgAdminPrefixes.some((prefix) => name.startsWith(prefix))) return { policy: 'admin', reason: 'it is a developer option' };
+  if (type === 'pg' && isLibrarySetting(name)) return { policy: 'admin', reason: 'it configures a library an admin loaded into the server' };
   return { policy: 'user', reason: null };
 }
 
@@ -191,10 +201,10 @@ export function refusal(type: EngineType, name: string, isAdmin: boolean): strin
 
 /** Per-parameter refusals for a set of changes; empty when the caller may set all of them. */
 export function policyErrors(type: EngineType, changes: Record<string, string>, isAdmin: boolean): Record<string, string[]> {
-  const errors: Record<string, string[]> = {};
+  const errors: [string, string[]][] = [];
   for (const name of Object.keys(changes)) {
     const why = refusal(type, name, isAdmin);
-    if (why) errors[name] = [why];
+    if (why) errors.push([name, [why]]);
   }
-  return errors;
+  return Object.fromEntries(errors);
 }

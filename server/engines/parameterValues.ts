@@ -6,8 +6,9 @@ import type { ConfigParameter } from './engine';
 /** Longest string value accepted; PostgreSQL's own string settings are short (names, lists, formats). */
 export const maxStringValue = 1024;
 
-const memoryUnits: Record<string, number> = { B: 1, kB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 };
-const timeUnits: Record<string, number> = { us: 0.001, ms: 1, s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000 };
+// Maps, not objects: a unit is looked up by what the caller wrote, and `1constructor` names no unit.
+const memoryUnits: ReadonlyMap<string, number> = new Map([['B', 1], ['kB', 1024], ['MB', 1024 ** 2], ['GB', 1024 ** 3], ['TB', 1024 ** 4]]);
+const timeUnits: ReadonlyMap<string, number> = new Map([['us', 0.001], ['ms', 1], ['s', 1000], ['min', 60_000], ['h', 3_600_000], ['d', 86_400_000]]);
 
 /** A pg_settings unit ('8kB', 'MB', 'ms', 's' …) as its family and size in bytes or milliseconds. */
 function unitSize(unit: string | null): { family: 'memory' | 'time'; size: number } | null {
@@ -15,8 +16,10 @@ function unitSize(unit: string | null): { family: 'memory' | 'time'; size: numbe
   const match = /^(\d*)(\w+)$/.exec(unit);
   if (!match) return null;
   const factor = match[1] ? Number(match[1]) : 1;
-  if (match[2] in memoryUnits) return { family: 'memory', size: factor * memoryUnits[match[2]] };
-  if (match[2] in timeUnits) return { family: 'time', size: factor * timeUnits[match[2]] };
+  const memory = memoryUnits.get(match[2]);
+  if (memory !== undefined) return { family: 'memory', size: factor * memory };
+  const time = timeUnits.get(match[2]);
+  if (time !== undefined) return { family: 'time', size: factor * time };
   return null;
 }
 
@@ -89,22 +92,29 @@ export function checkValue(parameter: ConfigParameter | undefined, name: string,
   }
 }
 
-function checkNumber(parameter: ConfigParameter, name: string, value: string, options: CheckOptions): string | null {
-  const match = /^(-?\d+(?:\.\d+)?)\s*([a-zA-Z]*)$/.exec(value);
-  const inUnit = parameter.unit ? ` (in ${parameter.unit})` : '';
-  if (!match) return `${name} must be a number${inUnit}.`;
-  let number = Number(match[1]);
+/**
+ * A number as PostgreSQL reads it for a parameter counted in `unit`: a unit given with it is
+ * converted to that unit and rounded; answers why not when it is no such number.
+ */
+export function amountOf(name: string, value: string, unit: string | null, options: { units: boolean; integer: boolean }): number | { problem: string } {
+  const match = /^(-?\d+(?:\.\d+)?)\s*([a-zA-Z]*)$/.exec(value.trim());
+  const inUnit = unit ? ` (in ${unit})` : '';
+  if (!match) return { problem: `${name} must be a number${inUnit}.` };
+  const number = Number(match[1]);
   const suffix = match[2];
-  if (suffix) {
-    const own = unitSize(parameter.unit);
-    if (!options.units || !own) return `${name} takes a plain number${inUnit}.`;
-    const table = own.family === 'memory' ? memoryUnits : timeUnits;
-    if (!(suffix in table)) return `${name} takes ${own.family === 'memory' ? 'a memory unit (B, kB, MB, GB, TB)' : 'a time unit (us, ms, s, min, h, d)'}, not ${suffix}.`;
-    // PostgreSQL converts to the parameter's own unit and rounds.
-    number = Math.round((number * table[suffix]) / own.size);
-  } else if (parameter.type === 'integer' && match[1].includes('.')) {
-    return `${name} must be a whole number.`;
+  if (!suffix) return options.integer && match[1].includes('.') ? { problem: `${name} must be a whole number.` } : number;
+  const own = unitSize(unit);
+  if (!options.units || !own) return { problem: `${name} takes a plain number${inUnit}.` };
+  const given = (own.family === 'memory' ? memoryUnits : timeUnits).get(suffix);
+  if (given === undefined) {
+    return { problem: `${name} takes ${own.family === 'memory' ? 'a memory unit (B, kB, MB, GB, TB)' : 'a time unit (us, ms, s, min, h, d)'}, not ${suffix}.` };
   }
+  return Math.round((number * given) / own.size);
+}
+
+function checkNumber(parameter: ConfigParameter, name: string, value: string, options: CheckOptions): string | null {
+  const number = amountOf(name, value, parameter.unit, { units: options.units, integer: parameter.type === 'integer' });
+  if (typeof number !== 'number') return number.problem;
   if (parameter.min !== null && number < parameter.min) return `${name} must be at least ${parameter.min}${parameter.unit ? ` ${parameter.unit}` : ''}.`;
   if (parameter.max !== null && number > parameter.max) return `${name} must be at most ${parameter.max}${parameter.unit ? ` ${parameter.unit}` : ''}.`;
   const limit = hostLimit(name, options.host);
@@ -123,6 +133,13 @@ export function confQuote(value: string): string {
 
 /** The inverse of confQuote, as PostgreSQL's configuration parser reads a quoted value. */
 export function confUnquote(quoted: string): string {
-  const escapes: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
-  return quoted.replace(/''|\\(.)/g, (_match, c: string | undefined) => (c === undefined ? "'" : (escapes[c] ?? c)));
+  const escapes = new Map([['b', '\b'], ['f', '\f'], ['n', '\n'], ['r', '\r'], ['t', '\t']]);
+  return quoted.replace(/''|\\(.)/g, (_match, c: string | undefined) => (c === undefined ? "'" : (escapes.get(c) ?? c)));
+}
+
+/** Values the engine refused while saving them, per parameter; nothing of the change was saved. */
+export class ParametersRefused extends Error {
+  constructor(readonly errors: Record<string, string[]>) {
+    super(Object.values(errors).flat().join(' '));
+  }
 }

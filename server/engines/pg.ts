@@ -20,6 +20,8 @@ import { parameterPolicy } from './parameterPolicy';
 import { parameterFromRow, pgCatalogue, readJson, settingsQuery, type SettingsRow } from './pgCatalogue';
 import { ensurePgRoles, newPassword, writeSecret } from './pgRoles';
 import { checkValue, confQuote, confUnquote, thisHost } from './parameterValues';
+import { alterSystemRefusal, pgParameterChecks } from './pgParameterChecks';
+import { listElements, savedForm } from './pgLists';
 import { EngineError, giveToEngineUser, giveTreeToEngineUser, instanceUser, isAlive, isProcessOf, migrateInstanceFolder, removeInstanceUser, run, spawnDetached } from './processRunner';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -132,6 +134,7 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
   const version = () =>
     (versionText ??= run(null, bin('postgres'), ['--version']).then(({ stdout }) => /\(PostgreSQL\)\s+(\S+)/.exec(stdout)?.[1] ?? stdout.trim()));
   const catalogue = pgCatalogue({ bin, version, catalogDir: options.catalogDir });
+  const checks = pgParameterChecks(bin);
 
   const target = pgSuperuserTarget;
   const withClient = <T>(rt: InstanceRuntime, use: (client: Client) => Promise<T>) => withPgClient(target(rt), 'postgres', use, 10_000);
@@ -349,34 +352,55 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
     async validate(rt, changes) {
       // Before the first start (or for a new instance, not created yet): the release's catalogue.
       const known = new Map((await parameters(rt)).map((p) => [p.name, p]));
-      const errors: Record<string, string[]> = {};
+      const errors = new Map<string, string>();
+      const checked: [string, string][] = [];
       for (const [name, value] of Object.entries(changes)) {
         // The policy is the service's to apply per caller; no caller may write a managed parameter.
         const problem =
           parameterPolicy('pg', name).policy === 'managed' ? `${name} is managed by Warden.` : checkValue(known.get(name), name, value, { units: true, host: thisHost() });
-        if (problem) errors[name] = [problem];
+        if (problem) errors.set(name, problem);
+        else checked.push([name, value]);
       }
-      return errors;
+      // PostgreSQL is asked as the instance's user, so only of an instance that exists.
+      const existing = fs.existsSync(paths(rt).data) ? rt : null;
+      for (const [name, problem] of await checks.problems(existing, checked)) errors.set(name, problem);
+      return Object.fromEntries([...errors].map(([name, problem]) => [name, [problem]]));
     },
 
     async apply(rt, changes): Promise<ApplyResult> {
       const known = new Map((await parameters(rt)).map((p) => [p.name, p]));
       const result: ApplyResult = { reload: [], restart: [] };
+      for (const name of Object.keys(changes)) result[known.get(name)?.apply ?? 'restart'].push(name);
       if (pid(rt) === null) {
-        // Stopped: the values take effect at the next start, so everything waits for it.
+        // Stopped: the values take effect at the next start.
         const saved = readAutoConf(rt);
-        for (const [name, value] of Object.entries(changes)) saved.set(name, value);
+        for (const [name, value] of Object.entries(changes)) saved.set(name, savedForm(name, value));
         writeAutoConf(rt, saved);
-        for (const name of Object.keys(changes)) result[known.get(name)?.apply ?? 'restart'].push(name);
         return result;
       }
-      await withClient(rt, async (c) => {
-        for (const [name, value] of Object.entries(changes)) {
-          // ALTER SYSTEM takes no bind parameters; the name was checked against pg_settings and the value is quoted.
-          await c.query(`alter system set ${c.escapeIdentifier(name)} = ${c.escapeLiteral(value)}`);
-          result[known.get(name)?.apply ?? 'restart'].push(name);
-        }
-      });
+      const file = path.join(paths(rt).data, 'postgresql.auto.conf');
+      const before = fs.readFileSync(file, 'utf8');
+      try {
+        await withClient(rt, async (c) => {
+          for (const [name, value] of Object.entries(changes)) {
+            // A list goes as its elements, which ALTER SYSTEM quotes one by one; PostgreSQL 15 writes
+            // an empty one as "" (a library named ""), so that one is written below as an empty value.
+            const elements = listElements(name, value);
+            if (elements?.length === 0) continue;
+            // ALTER SYSTEM takes no bind parameters; the name was checked against pg_settings and the values are quoted.
+            const values = (elements ?? [value]).map((v) => c.escapeLiteral(v)).join(', ');
+            await c.query(`alter system set ${c.escapeIdentifier(name)} = ${values}`).catch((error: unknown) => {
+              throw alterSystemRefusal(error, name) ?? error;
+            });
+          }
+        });
+        const emptied = Object.entries(changes).filter(([name, value]) => listElements(name, value)?.length === 0);
+        if (emptied.length > 0) writeAutoConf(rt, new Map([...readAutoConf(rt), ...emptied.map(([name]): [string, string] => [name, ''])]));
+      } catch (error) {
+        // Nothing of a change PostgreSQL refused in part stays saved.
+        writeInstanceFile(file, before, { within: rt.dir, owner: instanceUser(rt) });
+        throw error;
+      }
       return result;
     },
 

@@ -190,10 +190,7 @@ async function checkInitialParameters(ctx: InstanceContext, engine: Engine, para
   } catch {
     // The engine could not describe its parameters (a catalogue that could not be built): names are
     // checked now, values when the instance first starts, and its configuration stays repairable while offline.
-    const errors: Record<string, string[]> = {};
-    for (const name of Object.keys(parameters)) {
-      if (!/^[a-z][a-z0-9_.-]*$/.test(name)) errors[name] = [`${name} is not a parameter name.`];
-    }
-    return errors;
+    const names = Object.keys(parameters).filter((name) => !/^[a-z][a-z0-9_.-]*$/.test(name));
+    return Object.fromEntries(names.map((name) => [name, [`${name} is not a parameter name.`]]));
   }
 }

@@ -4,6 +4,7 @@ import { inUnit } from '../../contracts/parameterUnits';
 import type { InstanceRow } from '../db/instances';
 import type { Engine, InstanceRuntime } from '../engines/engine';
 import { mayEdit, parameterPolicy, policyErrors, refusal } from '../engines/parameterPolicy';
+import { ParametersRefused } from '../engines/parameterValues';
 import { EngineError } from '../engines/processRunner';
 import { HttpProblem, validationProblem } from '../http/problems';
 import { cloneFromBackup, cloneInstance, createInstance, nameProblem, type CreateInput } from './createInstance';
@@ -113,7 +114,7 @@ export class InstanceService extends InstanceContext {
       try {
         // Every parameter is reported at once: what the caller may not set, and what is wrong with the rest.
         const refused = policyErrors(row.type, changes, isAdmin);
-        const allowed = Object.fromEntries(Object.entries(changes).filter(([name]) => !(name in refused)));
+        const allowed = Object.fromEntries(Object.entries(changes).filter(([name]) => !Object.hasOwn(refused, name)));
         errors = { ...(await engine.validate(rt, allowed)), ...refused };
       } catch (error) {
         throw error instanceof EngineError ? new HttpProblem(409, error.message) : error;
@@ -123,9 +124,13 @@ export class InstanceService extends InstanceContext {
       // The previous value as the console saved it (with its unit), else the engine's current setting.
       const saved = await revisionParameters(this.deps.db, id);
       const parameters = await engine.parameters(rt);
-      const before = new Map(parameters.map((p) => [p.name, saved[p.name] ?? p.value]));
+      const before = new Map(parameters.map((p) => [p.name, Object.hasOwn(saved, p.name) ? saved[p.name] : p.value]));
       const units = new Map(parameters.map((p) => [p.name, p.unit]));
-      result = await engine.apply(rt, changes);
+      try {
+        result = await engine.apply(rt, changes);
+      } catch (error) {
+        throw error instanceof ParametersRefused ? validationProblem(error.errors) : error;
+      }
       const diff: ConfigChange[] = Object.entries(changes).map(([name, to]) => ({ name, from: before.get(name) ?? null, to }));
       revision = await recordRevision(this.deps.db, id, author, this.deps.clock(), changes, Object.fromEntries(diff.map((d) => [d.name, d.from])));
       await this.deps.logs.write({
@@ -174,12 +179,16 @@ export class InstanceService extends InstanceContext {
     } catch (error) {
       throw error instanceof EngineError ? new HttpProblem(409, error.message) : error;
     }
-    const changes: Record<string, string> = { ...target };
-    // What was set after that revision goes back to its default.
-    for (const name of Object.keys(current)) {
-      if (!(name in target)) changes[name] = defaults.get(name) ?? '';
-    }
-    for (const [name, value] of Object.entries(changes)) if (current[name] === value) delete changes[name];
+    const has = (values: Record<string, string>, name: string) => Object.hasOwn(values, name);
+    // What was set after that revision goes back to its default; a name the engine does not know
+    // (saved before names were checked) has none and is left out. The revision's own values are
+    // checked like any change.
+    const reset = Object.keys(current)
+      .filter((name) => !has(target, name) && defaults.has(name))
+      .map((name): [string, string] => [name, defaults.get(name) ?? '']);
+    const changes = Object.fromEntries(
+      [...Object.entries(target), ...reset].filter(([name, value]) => !(has(current, name) && current[name] === value)),
+    );
     if (Object.keys(changes).length === 0) throw new HttpProblem(409, `The configuration already matches revision ${revision}.`);
     return this.configure(id, changes, apply, author, isAdmin);
   }

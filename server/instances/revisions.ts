@@ -45,7 +45,7 @@ export async function recordRevision(
   return db.transaction().execute(async (trx) => {
     const latest = await latestRevision(trx, instanceId);
     const parameters = { ...(latest ? (JSON.parse(latest.parameters) as Record<string, string>) : {}), ...changes };
-    const list: ConfigChange[] = Object.entries(changes).map(([name, to]) => ({ name, from: previous[name] ?? null, to }));
+    const list: ConfigChange[] = Object.entries(changes).map(([name, to]) => ({ name, from: Object.hasOwn(previous, name) ? previous[name] : null, to }));
     const revision = (latest?.revision ?? 0) + 1;
     await trx
       .insertInto('config_revisions')

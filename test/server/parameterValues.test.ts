@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import type { ConfigParameter } from '../../server/engines/engine';
 import { parameterPolicy, policyErrors } from '../../server/engines/parameterPolicy';
 import { checkValue, confQuote, confUnquote } from '../../server/engines/parameterValues';
+import { listElements, listValue, savedForm } from '../../server/engines/pgLists';
 
 const host = { memoryBytes: 8 * 1024 ** 3 };
 const pg = { units: true, host };
@@ -63,5 +64,48 @@ describe('the policy table', () => {
       fsync: ['Only an admin may set fsync: turning it off can lose or corrupt data on a crash.'],
     });
     expect(policyErrors('pg', { fsync: 'off' }, true)).toEqual({});
+  });
+});
+
+describe('names every object inherits', () => {
+  it('are no unit', () => {
+    const workMem = param({ name: 'work_mem', unit: 'kB', min: 64, max: 2147483647 });
+    for (const unit of ['constructor', 'toString', 'valueOf', 'hasOwnProperty']) {
+      expect(checkValue(workMem, 'work_mem', `1${unit}`, pg)).toBe(`work_mem takes a memory unit (B, kB, MB, GB, TB), not ${unit}.`);
+    }
+    expect(checkValue(param({ name: 'statement_timeout', unit: 'ms' }), 'statement_timeout', '5constructor', pg)).toMatch(/takes a time unit/);
+    expect(checkValue(undefined, 'constructor', '1', pg)).toBe('Unknown parameter constructor.');
+  });
+});
+
+describe('list parameters', () => {
+  it('read elements as PostgreSQL does: names folded unless quoted, files kept as written', () => {
+    expect(listElements('search_path', '"$user", public')).toEqual(['$user', 'public']);
+    expect(listElements('search_path', ' Public ,"Sales Data","say ""hi"""')).toEqual(['public', 'Sales Data', 'say "hi"']);
+    expect(listElements('search_path', '')).toEqual([]);
+    expect(listElements('shared_preload_libraries', 'pg_stat_statements , Auto Explain')).toEqual(['pg_stat_statements', 'Auto Explain']);
+    for (const broken of ['a,,b', 'a b', '"open', 'a,', '""']) expect(listElements('search_path', broken)).toBeNull();
+    expect(listElements('DateStyle', 'ISO, MDY')).toBeNull();
+  });
+
+  it('are saved as ALTER SYSTEM saves them, and read back to the same elements', () => {
+    expect(savedForm('search_path', '"$user",public')).toBe('"$user", public');
+    expect(savedForm('search_path', 'a, "B", "c""d"')).toBe('a, "B", "c""d"');
+    expect(savedForm('shared_preload_libraries', '')).toBe('');
+    expect(savedForm('DateStyle', 'ISO,MDY')).toBe('ISO,MDY');
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: fc.constantFrom('a', 'B', '"', ' ', ',', '$', '_', '1'), minLength: 1 }).filter((e) => e.trim() === e), { maxLength: 4 }), (elements) => {
+        expect(listElements('shared_preload_libraries', savedForm('shared_preload_libraries', listValue(elements)))).toEqual(elements);
+      }),
+    );
+  });
+});
+
+describe('libraries', () => {
+  it('let admins load libraries and keep the settings of loaded ones from members', () => {
+    expect(parameterPolicy('pg', 'shared_preload_libraries').policy).toBe('admin');
+    expect(parameterPolicy('pg', 'basebackup_to_shell.command').policy).toBe('managed');
+    expect(parameterPolicy('pg', 'pg_stat_statements.max').policy).toBe('admin');
+    expect(parameterPolicy('pg', 'plpgsql.variable_conflict').policy).toBe('user');
   });
 });

@@ -69,6 +69,17 @@ describe('an etcd instance', () => {
     expect(config.parameters.find((p: { name: string }) => p.name === 'max-txn-ops').value).toBe('128');
   });
 
+  it('refuses names that are no flag, even those every object inherits, and writes nothing', async () => {
+    const flagsFile = `${world.dataDir}/instances/${kv.id}/etcd.flags.json`;
+    const before = fs.readFileSync(flagsFile, 'utf8');
+    for (const name of ['constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
+      const res = await world.call('PUT', `/instances/${kv.id}/config`, { parameters: { [name]: '1', 'max-txn-ops': '300' }, apply: 'none' });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().errors).toEqual({ [name]: [`Unknown etcd flag ${name}.`] });
+    }
+    expect(fs.readFileSync(flagsFile, 'utf8')).toBe(before);
+  });
+
   it('clones from a snapshot of the running member, with the keys', async () => {
     const res = await world.call('POST', `/instances/${kv.id}/clone`, { name: 'kv-copy' });
     expect(res.statusCode).toBe(202);
