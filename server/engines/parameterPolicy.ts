@@ -1,17 +1,28 @@
 // Who may set each engine parameter (DESIGN §11). One table per engine, read by the instances
 // service before anything is validated or written.
 import type { EngineType } from './engine';
+import { amountOf } from './parameterValues';
 
 /** user: any member of the instance's group; admin: admins only; managed: Warden sets it, nobody edits it. */
 export type ParameterPolicy = 'user' | 'admin' | 'managed';
 
 export interface PolicyEntry {
   policy: ParameterPolicy;
-  /** Why it is not a user's to set (null for user parameters). */
+  /** Why it is not a user's to set, or why a user's bound (null for other user parameters). */
   reason: string | null;
+  /** For a user parameter that can starve the host: the range a member may set, an admin beyond. */
+  bound?: MemberBound;
 }
 
-type TableEntry = { policy: Exclude<ParameterPolicy, 'user'>; reason: string };
+/** A member's range of a parameter, written as PostgreSQL reads values of it (`256MB`, `0`). */
+export interface MemberBound {
+  /** The parameter's unit in pg_settings: what a plain number counts. */
+  unit: string | null;
+  min?: string;
+  max?: string;
+}
+
+type TableEntry = { policy: Exclude<ParameterPolicy, 'user'>; reason: string } | { policy: 'user'; reason: string; bound: MemberBound };
 
 const runsProgram = 'it runs a shell command as the engine account';
 const loadsLibrary = 'it loads code into the server';
@@ -21,8 +32,10 @@ const logging = "Warden reads the instance's logs from the files it configures";
 const recovery = 'recovery and replication are run by Warden (clones and restores)';
 const authentication = 'it changes how clients authenticate';
 const tls = 'TLS is configured by Warden';
+const takesMemory = (who: string) => `${who} may take this much, which can starve the host of memory`;
+const sharedAtStart = 'the server sizes its shared memory by it when it starts';
 
-/** PostgreSQL 15: every parameter that is not a user's, with a one-line reason. Unlisted ones are `user`. */
+/** PostgreSQL 15: every parameter that is not a user's, or is a user's within a bound, with a one-line reason. Unlisted ones are `user`. */
 export const pgPolicyTable: Record<string, TableEntry> = {
   // Runs a program.
   archive_command: { policy: 'managed', reason: runsProgram },
@@ -136,6 +149,18 @@ export const pgPolicyTable: Record<string, TableEntry> = {
   pre_auth_delay: { policy: 'admin', reason: 'it is a developer option' },
   jit_debugging_support: { policy: 'admin', reason: 'it is a developer option' },
   jit_profiling_support: { policy: 'admin', reason: 'it is a developer option' },
+  // A member's within a bound, an admin's beyond: memory per operation, disk, shared memory and processes.
+  work_mem: { policy: 'user', reason: takesMemory('each sort and hash of every connection'), bound: { unit: 'kB', max: '256MB' } },
+  hash_mem_multiplier: { policy: 'user', reason: 'hashes may take this many times work_mem, which can starve the host of memory', bound: { unit: null, max: '4' } },
+  maintenance_work_mem: { policy: 'user', reason: takesMemory('each VACUUM and CREATE INDEX of every connection'), bound: { unit: 'kB', max: '1GB' } },
+  autovacuum_work_mem: { policy: 'user', reason: takesMemory('each autovacuum worker'), bound: { unit: 'kB', max: '1GB' } },
+  logical_decoding_work_mem: { policy: 'user', reason: takesMemory('each logical replication connection'), bound: { unit: 'kB', max: '1GB' } },
+  temp_buffers: { policy: 'user', reason: takesMemory('the temporary tables of every connection'), bound: { unit: '8kB', max: '256MB' } },
+  temp_file_limit: { policy: 'user', reason: 'temporary files share the host\'s disk (-1 is no limit)', bound: { unit: 'kB', min: '0', max: '100GB' } },
+  max_locks_per_transaction: { policy: 'user', reason: sharedAtStart, bound: { unit: null, max: '1024' } },
+  max_pred_locks_per_transaction: { policy: 'user', reason: sharedAtStart, bound: { unit: null, max: '1024' } },
+  max_prepared_transactions: { policy: 'user', reason: sharedAtStart, bound: { unit: null, max: '1000' } },
+  autovacuum_max_workers: { policy: 'user', reason: 'each worker is a process of its own, with its own memory', bound: { unit: null, max: '16' } },
 };
 
 /** Families by prefix: developer switches, never a tenant's. */
@@ -199,11 +224,44 @@ export function refusal(type: EngineType, name: string, isAdmin: boolean): strin
   return policy === 'managed' ? `${name} is managed by Warden: ${reason}.` : `Only an admin may set ${name}: ${reason}.`;
 }
 
+/** The range a member may set a bounded parameter to, in the parameter's unit; null for an admin or an unbounded parameter. */
+export function memberRange(type: EngineType, name: string, isAdmin: boolean): { min: number | null; max: number | null } | null {
+  const { bound } = parameterPolicy(type, name);
+  if (isAdmin || !bound) return null;
+  const amount = (limit: string | undefined) => {
+    const number = limit === undefined ? null : amountOf(name, limit, bound.unit, { units: true, integer: false });
+    return typeof number === 'number' ? number : null;
+  };
+  return { min: amount(bound.min), max: amount(bound.max) };
+}
+
+/** A parameter's limits as the caller may set it: a member's bound where it is tighter than the engine's. */
+export function limitsFor(type: EngineType, parameter: { name: string; min: number | null; max: number | null }, isAdmin: boolean) {
+  const range = memberRange(type, parameter.name, isAdmin);
+  const { min, max } = parameter;
+  return {
+    min: range?.min != null && (min === null || range.min > min) ? range.min : min,
+    max: range?.max != null && (max === null || range.max < max) ? range.max : max,
+  };
+}
+
+/** Why a member may not set a bounded parameter to this value, or null (also for a value that is no number: the value checks say why). */
+function boundRefusal(type: EngineType, name: string, value: string, isAdmin: boolean): string | null {
+  const range = memberRange(type, name, isAdmin);
+  const { bound, reason } = parameterPolicy(type, name);
+  if (!range || !bound) return null;
+  const number = amountOf(name, value, bound.unit, { units: true, integer: false });
+  if (typeof number !== 'number') return null;
+  if ((range.min === null || number >= range.min) && (range.max === null || number <= range.max)) return null;
+  const span = bound.min === undefined ? `up to ${bound.max}` : bound.max === undefined ? `from ${bound.min}` : `from ${bound.min} to ${bound.max}`;
+  return `A member may set ${name} ${span}, an admin beyond: ${reason}.`;
+}
+
 /** Per-parameter refusals for a set of changes; empty when the caller may set all of them. */
 export function policyErrors(type: EngineType, changes: Record<string, string>, isAdmin: boolean): Record<string, string[]> {
   const errors: [string, string[]][] = [];
-  for (const name of Object.keys(changes)) {
-    const why = refusal(type, name, isAdmin);
+  for (const [name, value] of Object.entries(changes)) {
+    const why = refusal(type, name, isAdmin) ?? boundRefusal(type, name, value, isAdmin);
     if (why) errors.push([name, [why]]);
   }
   return Object.fromEntries(errors);

@@ -3,7 +3,7 @@ import type { InstanceType } from '../../contracts/instanceValues';
 import { inUnit } from '../../contracts/parameterUnits';
 import type { InstanceRow } from '../db/instances';
 import type { Engine, InstanceRuntime } from '../engines/engine';
-import { mayEdit, parameterPolicy, policyErrors, refusal } from '../engines/parameterPolicy';
+import { limitsFor, mayEdit, parameterPolicy, policyErrors, refusal } from '../engines/parameterPolicy';
 import { ParametersRefused } from '../engines/parameterValues';
 import { EngineError } from '../engines/processRunner';
 import { HttpProblem, validationProblem } from '../http/problems';
@@ -80,7 +80,14 @@ export class InstanceService extends InstanceContext {
       const parameters = (await engine.parameters(rt)).map((p) => {
         const { policy } = parameterPolicy(row.type, p.name);
         const hidden = !isAdmin && policy === 'managed' && p.value.includes('/');
-        return { ...p, value: hidden ? '(set by Warden)' : p.value, policy, editable: mayEdit(policy, isAdmin), reason: refusal(row.type, p.name, isAdmin) };
+        return {
+          ...p,
+          ...limitsFor(row.type, p, isAdmin),
+          value: hidden ? '(set by Warden)' : p.value,
+          policy,
+          editable: mayEdit(policy, isAdmin),
+          reason: refusal(row.type, p.name, isAdmin),
+        };
       });
       const pendingRestart = await engine.pendingRestart(rt);
       return { revision: (await latestRevision(this.deps.db, id))?.revision ?? 0, parameters, pendingRestart };

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { ConfigParameter } from '../../server/engines/engine';
-import { parameterPolicy, policyErrors } from '../../server/engines/parameterPolicy';
+import { memberRange, parameterPolicy, policyErrors } from '../../server/engines/parameterPolicy';
 import { checkValue, confQuote, confUnquote } from '../../server/engines/parameterValues';
 import { listElements, listValue, savedForm } from '../../server/engines/pgLists';
 
@@ -98,6 +98,27 @@ describe('list parameters', () => {
         expect(listElements('shared_preload_libraries', savedForm('shared_preload_libraries', listValue(elements)))).toEqual(elements);
       }),
     );
+  });
+});
+
+describe('member bounds', () => {
+  it('refuse a member more than the bound, in any unit, and leave admins to the value checks', () => {
+    expect(policyErrors('pg', { work_mem: '256MB', maintenance_work_mem: '1048576', temp_file_limit: '0', hash_mem_multiplier: '4' }, false)).toEqual({});
+    expect(policyErrors('pg', { work_mem: '262145', temp_file_limit: '-1', autovacuum_work_mem: '-1' }, false)).toEqual({
+      work_mem: [expect.stringMatching(/^A member may set work_mem up to 256MB, an admin beyond: .+\.$/)],
+      temp_file_limit: [expect.stringMatching(/^A member may set temp_file_limit from 0 to 100GB, an admin beyond: .+\.$/)],
+    });
+    expect(policyErrors('pg', { work_mem: '1TB', temp_file_limit: '-1', max_locks_per_transaction: '100000' }, true)).toEqual({});
+    // A value that is no number is for the value checks to explain.
+    expect(policyErrors('pg', { work_mem: 'lots' }, false)).toEqual({});
+  });
+
+  it('are the limits a member is shown', () => {
+    expect(memberRange('pg', 'work_mem', false)).toEqual({ min: null, max: 262144 });
+    expect(memberRange('pg', 'temp_buffers', false)).toEqual({ min: null, max: 32768 });
+    expect(memberRange('pg', 'temp_file_limit', false)).toEqual({ min: 0, max: 100 * 1024 ** 2 });
+    expect(memberRange('pg', 'work_mem', true)).toBeNull();
+    expect(memberRange('pg', 'statement_timeout', false)).toBeNull();
   });
 });
 

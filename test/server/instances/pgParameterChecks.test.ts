@@ -1,15 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
-import type { Instance } from '../../../contracts/instances';
+import type { Instance, InstanceConfig } from '../../../contracts/instances';
 import { addMembers, createGroup } from '../../../server/db/groups';
 import { findInstanceRow } from '../../../server/db/instances';
+import { pgPolicyTable } from '../../../server/engines/parameterPolicy';
 import { pgSuperuserPassword } from '../../../server/engines/pg';
 import { recordRevision } from '../../../server/instances/revisions';
 import { instanceWorld, type InstanceWorld } from './world';
 
 // What a group member can send to a PostgreSQL 15 instance's configuration, running and stopped:
-// names that are no parameter, values PostgreSQL refuses, and lists.
+// names that are no parameter, values PostgreSQL refuses, lists, and what could starve the host.
 
 jest.setTimeout(240_000);
 
@@ -170,5 +171,44 @@ describe('list parameters', () => {
     expect(autoConfLine('shared_preload_libraries')).toBe(`shared_preload_libraries = ''`);
     await operate('restart');
     expect(await show('shared_preload_libraries')).toBe('');
+  });
+});
+
+describe('what can starve the host', () => {
+  it('is bounded for a member, and the bound is stated', async () => {
+    const errors = await expectRefused(
+      {
+        work_mem: '512MB',
+        maintenance_work_mem: '2GB',
+        autovacuum_work_mem: '2GB',
+        logical_decoding_work_mem: '2GB',
+        hash_mem_multiplier: '100',
+        temp_file_limit: '-1',
+        max_locks_per_transaction: '100000',
+        max_pred_locks_per_transaction: '100000',
+      },
+      ['work_mem', 'maintenance_work_mem', 'autovacuum_work_mem', 'logical_decoding_work_mem', 'hash_mem_multiplier', 'temp_file_limit', 'max_locks_per_transaction', 'max_pred_locks_per_transaction'],
+      member,
+    );
+    expect(errors.work_mem).toEqual([expect.stringMatching(/^A member may set work_mem up to 256MB, an admin beyond: .+\.$/)]);
+    expect(errors.temp_file_limit).toEqual([expect.stringMatching(/^A member may set temp_file_limit from 0 to 100GB, an admin beyond: .+\.$/)]);
+
+    const config = (await world.call('GET', `/instances/${pg.id}/config`, undefined, member)).json() as InstanceConfig;
+    expect(config.parameters.find((p) => p.name === 'work_mem')).toMatchObject({ policy: 'user', editable: true, unit: 'kB', max: 256 * 1024 });
+    // Each bound is written in the unit PostgreSQL counts the parameter in.
+    const bounded = Object.entries(pgPolicyTable).flatMap(([name, entry]) => (entry.policy === 'user' ? [{ name, unit: entry.bound.unit }] : []));
+    expect(bounded.map(({ name }) => config.parameters.find((p) => p.name === name)).map((p) => p && { name: p.name, unit: p.unit })).toEqual(bounded);
+    expect(config.parameters.find((p) => p.name === 'temp_file_limit')).toMatchObject({ min: 0, max: 100 * 1024 ** 2 });
+
+    const within = await put({ work_mem: '256MB', maintenance_work_mem: '1GB', autovacuum_work_mem: '-1', temp_file_limit: '10GB', hash_mem_multiplier: '4' }, member);
+    expect(within.statusCode).toBe(200);
+  });
+
+  it('is an admin\'s to raise beyond the bound', async () => {
+    const admin = (await world.call('GET', `/instances/${pg.id}/config`)).json() as InstanceConfig;
+    expect(admin.parameters.find((p) => p.name === 'work_mem')?.max).toBe(2147483647);
+    const res = await put({ work_mem: '512MB', temp_file_limit: '-1', max_locks_per_transaction: '2048' });
+    expect(res.statusCode).toBe(200);
+    expect(autoConfLine('work_mem')).toBe(`work_mem = '512MB'`);
   });
 });
