@@ -119,6 +119,8 @@ async function rootSession(rt: InstanceRuntime, password: string): Promise<strin
     else if (badPassword(error) && previous !== null) {
       await gateway(rt, 'auth/user/changepw', { name: rootUser, password }, await logIn(rt, rootUser, previous));
       token = await logIn(rt, rootUser, password);
+    } else if (badPassword(error)) {
+      throw new EngineError('etcd refuses the root password kept in the instance folder (root.password).');
     } else throw error;
   }
   fs.rmSync(previousRoot, { force: true });
@@ -186,8 +188,8 @@ export async function rotateEtcdOwnerPassword(rt: InstanceRuntime): Promise<stri
 }
 
 /**
- * Before a clone's first start: its data holds the source's users and passwords, so it gets its
- * own root password now and the source's to change it with once.
+ * Before a clone's first start: its data holds the source's users and passwords, so it keeps the
+ * source's root password, which its first start uses once to give root a password of its own.
  */
 export function giveCloneRoot(source: InstanceRuntime, target: InstanceRuntime) {
   const sourceRoot = readSecret(secrets(source).root);

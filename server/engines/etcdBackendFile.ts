@@ -39,17 +39,21 @@ function readAt(fd: number, at: number, length: number): Buffer {
   return bytes;
 }
 
-/** The root bucket's page of the newer valid meta page (bbolt writes them in turn). */
+/** A meta page's fields (bbolt's meta struct, after the page header) when its checksum holds. */
+function readMeta(fd: number, at: number) {
+  const meta = readAt(fd, at + pageHeaderBytes, 64);
+  if (meta.readUInt32LE(0) !== bboltMagic || fnv1a64(meta.subarray(0, 56)) !== meta.readBigUInt64LE(56)) return null;
+  return { pageSize: meta.readUInt32LE(8), root: Number(meta.readBigUInt64LE(16)), txid: meta.readBigUInt64LE(48) };
+}
+
+/** The page size and the root bucket's page, from the newer valid meta page (bbolt writes them in turn). */
 function rootPage(fd: number): { pageSize: number; root: number } {
-  const metas = [0, 1].flatMap((index) => {
-    const first = readAt(fd, 0, pageHeaderBytes + 64);
-    const pageSize = first.readUInt32LE(pageHeaderBytes + 8);
-    const meta = readAt(fd, index * pageSize + pageHeaderBytes, 64);
-    const valid = meta.readUInt32LE(0) === bboltMagic && fnv1a64(meta.subarray(0, 56)) === meta.readBigUInt64LE(56);
-    return valid ? [{ pageSize, root: Number(meta.readBigUInt64LE(16)), txid: meta.readBigUInt64LE(48) }] : [];
-  });
-  if (metas.length === 0) throw new EngineError('The etcd backend file has no valid meta page.');
-  return metas.reduce((a, b) => (b.txid > a.txid ? b : a));
+  const first = readMeta(fd, 0);
+  // Without a valid first meta page, bbolt looks for the second one page size away, as here.
+  const second = readMeta(fd, first?.pageSize ?? 4096);
+  const newer = first && second ? (second.txid > first.txid ? second : first) : (first ?? second);
+  if (!newer) throw new EngineError('The etcd backend file has no valid meta page.');
+  return newer;
 }
 
 function readPage(fd: number, pageSize: number, id: number): Page {
