@@ -32,6 +32,8 @@ export const ServerInfo = Type.Object({
   store: Type.String(),
   engines: Type.Array(EngineInfo),
   hubConnections: Type.Integer(),
+  /** Whether engine processes run confined (bubblewrap), and why not. */
+  confinement: Type.Object({ active: Type.Boolean(), reason: Type.Union([Type.String(), Type.Null()]) }),
 });
 export type ServerInfo = Static<typeof ServerInfo>;
 

@@ -31,6 +31,7 @@ async function main(): Promise<void> {
     policy: parseInstallPolicy(process.env.WARDEN_INSTALL_ENGINES),
     isRoot: process.getuid?.() === 0,
     isDebian: existsSync('/etc/debian_version'),
+    hasBubblewrap: existsSync('/usr/bin/bwrap'),
     run: runStreamed,
     print: (line) => console.log(line),
   });

@@ -5,6 +5,7 @@ import { ensureFirstAdmin, type FirstAdmin } from './auth/firstAdmin';
 import { loadConfig, type Config } from './config';
 import { migrateToLatest } from './db/migrations';
 import { openDb } from './db/open';
+import { confinementStatus } from './engines/confinement';
 import type { Db } from './db/schema';
 
 export interface RunningServer {
@@ -60,6 +61,8 @@ export async function startServer(config: Config, deps: StartDeps = {}): Promise
   const { port } = app.server.address() as AddressInfo;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   print(`Warden listening on ${url}`);
+  const confinement = confinementStatus();
+  if (!confinement.active) print(`Warning: ${confinement.reason} See the README's security section.`);
   // Last, so that nothing printed at start-up pushes it out of sight.
   if (admin) print(firstAdminBanner(admin));
 

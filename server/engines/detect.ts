@@ -78,6 +78,8 @@ export interface EngineSetupDeps {
   isRoot: boolean;
   /** /etc/debian_version exists: the packages above exist. */
   isDebian: boolean;
+  /** bubblewrap, which confines the engines (confinement.ts), is installed; installed with them when not. */
+  hasBubblewrap?: boolean;
   /** Runs a command with its output streamed to the console; resolves its exit code. */
   run(command: string, args: string[]): Promise<number>;
   print(line: string): void;
@@ -97,10 +99,12 @@ function describe(engine: DetectedEngine, binaries: EngineBinaries): string {
 export async function prepareEngines(binaries: EngineBinaries, deps: EngineSetupDeps): Promise<DetectedEngine[]> {
   let engines = await detectEngines(binaries);
   const missing = () => engines.filter((engine) => !engine.available);
+  const tools = deps.hasBubblewrap === false ? ['bubblewrap'] : [];
   const packages = () => missing().flatMap((engine) => enginePackages[engine.type]);
-  if (missing().length > 0 && deps.policy === 'auto' && deps.isRoot && deps.isDebian) {
-    const install = ['install', '-y', ...packages()];
-    deps.print(`Installing ${missing().map((e) => engineNames[e.type]).join(' and ')}: apt-get update && apt-get ${install.join(' ')}`);
+  if ((missing().length > 0 || tools.length > 0) && deps.policy === 'auto' && deps.isRoot && deps.isDebian) {
+    const install = ['install', '-y', ...packages(), ...tools];
+    const names = [...missing().map((e) => engineNames[e.type]), ...tools];
+    deps.print(`Installing ${names.join(' and ')}: apt-get update && apt-get ${install.join(' ')}`);
     deps.print('(Set WARDEN_INSTALL_ENGINES=never to skip this.)');
     const updated = await deps.run('apt-get', ['update']);
     const installed = updated === 0 ? await deps.run('apt-get', install) : updated;

@@ -3,6 +3,7 @@ import { BroadcastAccepted, DebugRequest, PingResponse, ServerInfo } from '../..
 import type { DebugMessagePayload } from '../../contracts/hub';
 import type { AppContext } from '../context';
 import { findById } from '../db/users';
+import { confinementStatus } from '../engines/confinement';
 import { detectEngines } from '../engines/detect';
 import { principalOf } from '../http/auth';
 import { validationProblem } from '../http/problems';
@@ -36,6 +37,7 @@ export const debugRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
             store: 'sqlite',
             engines: await detectEngines(ctx.config.engines),
             hubConnections: ctx.hub.connectionCount,
+            confinement: confinementStatus(),
           };
         case 'broadcast': {
           const missing = (['event', 'payload', 'to'] as const).filter((field) => body[field] === undefined);

@@ -67,6 +67,8 @@ describe('POST /debug as an admin', () => {
     expect(res.statusCode).toBe(200);
     const info = res.json();
     expect(info).toMatchObject({ version: packageVersion, node: process.version, store: 'sqlite', hubConnections: 0 });
+    // Root with bubblewrap here (as CI installs it): engines are confined.
+    if (process.getuid?.() === 0) expect(info.confinement).toEqual({ active: true, reason: null });
     expect(info.uptimeSeconds).toBeGreaterThanOrEqual(0);
     // This machine has Debian's postgresql 15 and etcd 3.4.
     expect(info.engines).toEqual([

@@ -67,6 +67,15 @@ describe('prepareEngines (npm start)', () => {
     expect(printed.at(-1)).toBe(`etcd 3.4.23 found at ${dir}/etcd.`);
   });
 
+  it('installs bubblewrap, which confines the engines, when the engines are there but it is not', async () => {
+    installPg();
+    installEtcd();
+    const { setup, printed, commands } = deps({ hasBubblewrap: false });
+    await prepareEngines(binaries(), setup);
+    expect(commands).toEqual(['apt-get update', 'apt-get install -y bubblewrap']);
+    expect(printed[0]).toBe('Installing bubblewrap: apt-get update && apt-get install -y bubblewrap');
+  });
+
   it('installs both engines on a bare machine with one apt-get install', async () => {
     const { setup, commands } = deps();
     await prepareEngines(binaries(), setup);

@@ -69,6 +69,7 @@ function ServerFacts({ info }: { info: ServerInfo }) {
           ['Node', info.node],
           ['Store', info.store],
           ['Hub connections', info.hubConnections],
+          ['Engine confinement', info.confinement.active ? 'bubblewrap: own namespaces, read-only host, limits' : `Off. ${info.confinement.reason}`],
         ]}
       />
       <TableFrame>

@@ -37,6 +37,7 @@ describe('Debug page: server', () => {
     expect(serverPart.getByText('v20.19.2')).toBeInTheDocument();
     expect(serverPart.getByText('sqlite')).toBeInTheDocument();
     expect(serverPart.getByText('Hub connections').nextSibling).toHaveTextContent('3');
+    expect(serverPart.getByText('Engine confinement').nextSibling).toHaveTextContent(/^Off\. bubblewrap is not installed/);
 
     const engines = within(serverPart.getByRole('table', { name: 'Engines' })).getAllByRole('row').slice(1);
     expect(engines.map((row) => row.textContent)).toEqual([

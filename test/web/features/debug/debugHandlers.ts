@@ -13,6 +13,7 @@ export const serverInfo: ServerInfo = {
     { type: 'etcd', available: false, version: null, problem: 'etcd was not found: install the Debian package etcd-server' },
   ],
   hubConnections: 3,
+  confinement: { active: false, reason: 'bubblewrap is not installed (Debian package bubblewrap): engines run as their instance\'s user, unconfined.' },
 };
 
 type Answer = Response | Promise<Response>;
