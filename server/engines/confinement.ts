@@ -23,6 +23,40 @@ export interface ProcessLimits {
 /** What an instance gets unless its group says otherwise. */
 export const defaultLimits: ProcessLimits = { maxProcesses: 512, maxOpenFiles: 4096, maxMemoryBytes: null };
 
+/**
+ * Where an instance's limits are kept, written from its group's settings: beside the instance
+ * folders in a folder only root may enter, as its user could replace any file in its own folder.
+ */
+const limitsFile = (dir: string) => path.join(path.dirname(dir), '.limits', `${path.basename(dir)}.json`);
+
+/** The instance's limits: as its group last set them, else the defaults. */
+export function instanceLimits(dir: string): ProcessLimits {
+  try {
+    const saved = JSON.parse(fs.readFileSync(limitsFile(dir), 'utf8')) as Partial<ProcessLimits>;
+    return { ...defaultLimits, ...Object.fromEntries(Object.entries(saved).filter(([name]) => Object.hasOwn(defaultLimits, name))) };
+  } catch {
+    return defaultLimits;
+  }
+}
+
+/** Forgets a removed instance's limits, so an instance made again in its place starts from the defaults. */
+export function removeInstanceLimits(dir: string): void {
+  fs.rmSync(limitsFile(dir), { force: true });
+}
+
+/**
+ * Keeps an instance's limits (null fields: the defaults) for every process started for it from now
+ * on; a running engine takes them at its next start. No-op when its folder does not exist yet.
+ */
+export function writeInstanceLimits(dir: string, limits: Partial<Record<keyof ProcessLimits, number | null>>): void {
+  if (!fs.existsSync(dir)) return;
+  fs.mkdirSync(path.dirname(limitsFile(dir)), { recursive: true, mode: 0o700 });
+  const set = Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== null && value !== undefined));
+  const temporary = `${limitsFile(dir)}.${process.pid}.tmp`;
+  fs.writeFileSync(temporary, JSON.stringify(set), { mode: 0o600 });
+  fs.renameSync(temporary, limitsFile(dir));
+}
+
 /** Who runs the command and what it may write. */
 export interface Confined {
   uid: number;
@@ -86,7 +120,7 @@ const underTmp = (target: string) => target === '/tmp' || target.startsWith('/tm
  * then the command. Folders under /tmp (its own tmpfs inside) are made again as mount points.
  */
 export function confinedCommand(who: Confined, command: string, args: string[], options: ConfineOptions = {}): { command: string; args: string[] } {
-  const limits = who.limits ?? defaultLimits;
+  const limits = who.limits ?? instanceLimits(who.dir);
   const writable = [who.dir, ...(options.binds ?? [])].map((p) => path.resolve(p));
   const mounts: string[] = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--perms', '1777', '--tmpfs', '/tmp', '--perms', '1777', '--tmpfs', '/dev/shm'];
   const made = new Set<string>();
