@@ -60,6 +60,7 @@ describe('a PostgreSQL instance', () => {
       user: 'app',
       database: 'app',
       uri: `postgresql://app@127.0.0.1:${alpha.port}/app`,
+      command: `psql 'postgresql://app@127.0.0.1:${alpha.port}/app'`,
     });
   });
 
