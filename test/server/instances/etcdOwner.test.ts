@@ -2,7 +2,6 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ConnectionInfo, Instance } from '../../../contracts/instances';
-import { addMembers, createGroup } from '../../../server/db/groups';
 import { etcdctl, expectRefused } from '../engines/etcdClient';
 import { expectProblem } from '../helpers';
 import { instanceWorld, type InstanceWorld } from './world';
@@ -35,13 +34,9 @@ async function userId(email: string) {
 
 beforeAll(async () => {
   world = await instanceWorld();
-  member = await world.cookieFor('member@example.com');
-  const team = await createGroup(world.db, { name: 'team' }, new Date());
-  await addMembers(world.db, team.id, [await userId('member@example.com')], new Date());
-  const res = await world.call('POST', '/instances', { name: 'settings', type: 'etcd', groupId: team.id });
-  expect(res.statusCode).toBe(202);
-  await world.service().idle();
-  kv = await world.instance(res.json().id);
+  const team = await world.groupWithMember('team', 'member@example.com');
+  member = team.cookie;
+  kv = await world.created({ name: 'settings', type: 'etcd', groupId: team.groupId });
   expect(kv.status).toBe('running');
 });
 

@@ -4,7 +4,6 @@ import path from 'node:path';
 import { Client } from 'pg';
 import type { Instance, InstanceConfig } from '../../../contracts/instances';
 import type { LogsPage } from '../../../contracts/logs';
-import { addMembers, createGroup } from '../../../server/db/groups';
 import { findInstanceRow } from '../../../server/db/instances';
 import { pgPolicyTable } from '../../../server/engines/parameterPolicy';
 import { pgSuperuserPassword } from '../../../server/engines/pg';
@@ -41,14 +40,9 @@ async function operate(action: 'start' | 'stop') {
 
 beforeAll(async () => {
   world = await instanceWorld();
-  const group = await createGroup(world.db, { name: 'tenants' }, new Date());
-  member = await world.cookieFor('member@example.com');
-  const memberRow = await world.db.selectFrom('users').select('id').where('email', '=', 'member@example.com').executeTakeFirstOrThrow();
-  await addMembers(world.db, group.id, [memberRow.id], new Date());
-  const res = await world.call('POST', '/instances', { name: 'alpha', type: 'pg', groupId: group.id });
-  expect(res.statusCode).toBe(202);
-  await world.service().idle();
-  alpha = await world.instance(res.json().id);
+  const tenants = await world.groupWithMember('tenants', 'member@example.com');
+  member = tenants.cookie;
+  alpha = await world.created({ name: 'alpha', type: 'pg', groupId: tenants.groupId });
   expect(alpha.status).toBe('running');
 });
 

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import type { Instance, InstanceConfig } from '../../../contracts/instances';
-import { addMembers, createGroup } from '../../../server/db/groups';
 import { findInstanceRow } from '../../../server/db/instances';
 import { pgPolicyTable } from '../../../server/engines/parameterPolicy';
 import { pgSuperuserPassword } from '../../../server/engines/pg';
@@ -57,14 +56,9 @@ async function expectRefused(parameters: Record<string, string>, names: string[]
 
 beforeAll(async () => {
   world = await instanceWorld();
-  const group = await createGroup(world.db, { name: 'tenants' }, new Date());
-  member = await world.cookieFor('member@example.com');
-  const memberRow = await world.db.selectFrom('users').select('id').where('email', '=', 'member@example.com').executeTakeFirstOrThrow();
-  await addMembers(world.db, group.id, [memberRow.id], new Date());
-  const res = await world.call('POST', '/instances', { name: 'checked', type: 'pg', groupId: group.id });
-  expect(res.statusCode).toBe(202);
-  await world.service().idle();
-  pg = await world.instance(res.json().id);
+  const tenants = await world.groupWithMember('tenants', 'member@example.com');
+  member = tenants.cookie;
+  pg = await world.created({ name: 'checked', type: 'pg', groupId: tenants.groupId });
   expect(pg.status).toBe('running');
 });
 

@@ -5,6 +5,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { Instance } from '../../../contracts/instances';
 import { buildApp, type App } from '../../../server/app';
 import { startCookieSession } from '../../../server/auth/sessions';
+import { addMembers, createGroup } from '../../../server/db/groups';
 import { findInstanceRow, allInstanceRows } from '../../../server/db/instances';
 import { migrateToLatest } from '../../../server/db/migrations';
 import { openDb } from '../../../server/db/open';
@@ -35,6 +36,10 @@ export interface InstanceWorld {
   events(name: string): any[];
   logCount(instanceId: string): Promise<number>;
   cookieFor(email: string, role?: 'admin' | 'regular'): Promise<string>;
+  /** A new group with a new regular user in it: the group's id and the member's cookie. */
+  groupWithMember(groupName: string, email: string): Promise<{ groupId: string; cookie: string }>;
+  /** Creates an instance as the admin and waits for its creation to finish. */
+  created(body: { name: string; type: 'pg' | 'etcd'; groupId?: string }): Promise<Instance>;
   restartServer(): Promise<void>;
   destroy(): Promise<void>;
 }
@@ -95,6 +100,18 @@ export async function instanceWorld(): Promise<InstanceWorld> {
     },
     async cookieFor(email, role = 'regular') {
       return session((await addUser(db, email, role)).id);
+    },
+    async groupWithMember(groupName, email) {
+      const group = await createGroup(db, { name: groupName }, new Date());
+      const user = await addUser(db, email, 'regular');
+      await addMembers(db, group.id, [user.id], new Date());
+      return { groupId: group.id, cookie: await session(user.id) };
+    },
+    async created(body) {
+      const res = await call('POST', '/instances', body);
+      if (res.statusCode !== 202) throw new Error(`POST /instances: ${res.statusCode} ${res.body}`);
+      await app.instances.idle();
+      return (await call('GET', `/instances/${res.json().id}`)).json() as Instance;
     },
     async restartServer() {
       await app.close();
