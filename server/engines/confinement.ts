@@ -16,12 +16,15 @@ export interface ProcessLimits {
   maxProcesses: number;
   /** Open files per process (RLIMIT_NOFILE). */
   maxOpenFiles: number;
-  /** Address space per process in bytes (RLIMIT_AS), or null for none: etcd maps its whole database. */
+  /** Address space per process in bytes (RLIMIT_AS), or null for none. */
   maxMemoryBytes: number | null;
 }
 
-/** What an instance gets unless its group says otherwise. */
-export const defaultLimits: ProcessLimits = { maxProcesses: 512, maxOpenFiles: 4096, maxMemoryBytes: null };
+/**
+ * What an instance gets unless its group says otherwise. 16 GiB of address space per process: etcd
+ * needs over 10 GiB of it (etcd.ts), a PostgreSQL backend far less.
+ */
+export const defaultLimits: ProcessLimits = { maxProcesses: 512, maxOpenFiles: 4096, maxMemoryBytes: 16 * 1024 ** 3 };
 
 /**
  * Where an instance's limits are kept, written from its group's settings: beside the instance

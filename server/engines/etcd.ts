@@ -6,7 +6,8 @@ import { ensureEtcdAuth, etcdRootEnv, giveCloneRoot, turnAuthOffForFirstStart } 
 import { writeInstanceFile } from './instanceFiles';
 import { parameterPolicy } from './parameterPolicy';
 import { checkValue, thisHost } from './parameterValues';
-import { EngineError, giveToEngineUser, instanceUser, isAlive, isProcessOf, migrateInstanceFolder, removeInstanceUser, run, spawnDetached } from './processRunner';
+import { EngineError, giveToEngineUser, instanceUser, isAlive, isProcessOf, migrateInstanceFolder, removeInstanceUser, run, spawnDetached, type EngineUser } from './processRunner';
+import { instanceLimits } from './confinement';
 
 /** The etcd flags an operator may set; every change needs a restart (etcd has no live reload). */
 export const etcdFlags: Omit<ConfigParameter, 'value' | 'apply'>[] = [
@@ -40,6 +41,20 @@ const paths = (rt: InstanceRuntime) => ({
   pidFile: path.join(rt.dir, 'etcd.pid'),
   flags: path.join(rt.dir, 'etcd.flags.json'),
 });
+
+/**
+ * etcd 3.4 maps its backend file with 10 GiB of address space whatever its size (bbolt's initial
+ * mmap), and so does etcdctl's snapshot work: their processes get at least this much, whatever the
+ * group's per-process limit, which still holds every other process of the instance.
+ */
+const etcdAddressSpaceBytes = 16 * 1024 ** 3;
+
+function asEtcd(user: EngineUser | null): EngineUser | null {
+  if (!user?.dir) return user;
+  const limits = user.limits ?? instanceLimits(user.dir);
+  const floor = limits.maxMemoryBytes === null ? null : Math.max(limits.maxMemoryBytes, etcdAddressSpaceBytes);
+  return { ...user, limits: { ...limits, maxMemoryBytes: floor } };
+}
 
 const clientUrl = (rt: InstanceRuntime) => `http://127.0.0.1:${rt.port}`;
 
@@ -107,7 +122,7 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
         .filter(([name]) => settable.has(name))
         .map(([name, value]) => `--${name}=${value}`),
     ];
-    const childPid = await spawnDetached(instanceUser(rt), binaries.etcdBin, args, path.join(p.logs, 'etcd.log'));
+    const childPid = await spawnDetached(asEtcd(instanceUser(rt)), binaries.etcdBin, args, path.join(p.logs, 'etcd.log'));
     writeInstanceFile(p.pidFile, `${childPid}\n`, { within: rt.dir });
     for (let waited = 0; waited < 30_000; waited += 200) {
       if (await healthy(rt)) return ensureEtcdAuth(rt);
@@ -134,7 +149,7 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
 
   /** etcdctl as `rt`'s user; `binds` are the folders outside its own it works in (a backup's staging folder). */
   const etcdctlIn = (rt: InstanceRuntime, binds: string[], ...args: string[]) =>
-    run(instanceUser(rt), binaries.etcdctlBin, args, { env: etcdRootEnv(rt), timeoutMs: 60 * 60_000, binds });
+    run(asEtcd(instanceUser(rt)), binaries.etcdctlBin, args, { env: etcdRootEnv(rt), timeoutMs: 60 * 60_000, binds });
   const etcdctl = (rt: InstanceRuntime, ...args: string[]) => etcdctlIn(rt, [], ...args);
 
   /**
@@ -147,7 +162,7 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
       if (pid(source) === null) gone.abort();
     }, 500);
     try {
-      return await run(instanceUser(as), binaries.etcdctlBin, [`--endpoints=${clientUrl(source)}`, ...args], {
+      return await run(asEtcd(instanceUser(as)), binaries.etcdctlBin, [`--endpoints=${clientUrl(source)}`, ...args], {
         env: etcdRootEnv(source),
         timeoutMs: 60 * 60_000,
         signal: gone.signal,

@@ -122,7 +122,7 @@ describeAsRoot('an instance’s confined processes', () => {
   it('are held to the limits: processes, open files, no core files', async () => {
     const limits = (user: EngineUser) => sh(user, "grep -E '^Max (processes|open files|core file size|address space)' /proc/self/limits | awk '{print $(NF-1)}'");
     // Soft and hard alike; one line each: core file size, processes, open files, address space.
-    expect(await limits(alphaUser)).toBe('0\n512\n4096\nunlimited');
+    expect(await limits(alphaUser)).toBe(`0\n512\n4096\n${16 * 1024 ** 3}`);
     const tight = { ...alphaUser, limits: { maxProcesses: 512, maxOpenFiles: 64, maxMemoryBytes: 256 * 1024 * 1024 } };
     expect(await limits(tight)).toBe(`0\n512\n64\n${256 * 1024 * 1024}`);
   });

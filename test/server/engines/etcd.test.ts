@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { removeInstanceLimits, writeInstanceLimits } from '../../../server/engines/confinement';
 import { debianEngineBinaries } from '../../../server/engines/detect';
 import type { InstanceRuntime } from '../../../server/engines/engine';
 import { etcdEngine } from '../../../server/engines/etcd';
@@ -115,6 +116,21 @@ test('flags are validated, and applying them restarts with the new flags while t
   expect(engine.pid(rt)).not.toBe(before);
   expect((await engine.parameters(rt)).find((p) => p.name === 'log-level')?.value).toBe('warn');
   expect(ctl('get', 'greeting', '--print-value-only')).toBe('hello');
+});
+
+test('gets the address space its backend file needs even where the instance’s limit is lower', async () => {
+  if (process.getuid?.() !== 0) return;
+  // etcd maps its backend with 10 GiB of address space: under a 1 GiB limit it could not start.
+  writeInstanceLimits(rt.dir, { maxMemoryBytes: 1024 ** 3 });
+  try {
+    await engine.restart(rt);
+    const pid = engine.pid(rt)!;
+    const line = fs.readFileSync(`/proc/${pid}/limits`, 'utf8').split('\n').find((l) => l.startsWith('Max address space'))!;
+    expect(line.split(/\s+/).slice(3, 5)).toEqual([String(16 * 1024 ** 3), String(16 * 1024 ** 3)]);
+    expect(ctl('get', 'greeting', '--print-value-only')).toBe('hello');
+  } finally {
+    removeInstanceLimits(rt.dir);
+  }
 });
 
 test('stop uses SIGTERM and leaves it stopped; remove then cleans the folder', async () => {
