@@ -22,7 +22,7 @@ import { ensurePgRoles, newPassword, writeSecret } from './pgRoles';
 import { checkValue, confQuote, confUnquote, thisHost } from './parameterValues';
 import { alterSystemRefusal, pgParameterChecks } from './pgParameterChecks';
 import { listElements, savedForm } from './pgLists';
-import { EngineError, giveToEngineUser, giveTreeToEngineUser, instanceUser, isAlive, isProcessOf, migrateInstanceFolder, removeInstanceUser, run, spawnDetached } from './processRunner';
+import { EngineError, endLeftovers, giveToEngineUser, giveTreeToEngineUser, instanceUser, isAlive, isProcessOf, migrateInstanceFolder, removeInstanceUser, run, spawnDetached } from './processRunner';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -262,6 +262,7 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
       if (pid(rt) !== null) return;
       // An instance still run by the shared postgres user moves to its own user while stopped.
       migrateInstanceFolder(rt);
+      await endLeftovers(rt);
       const { startupLog } = paths(rt);
       for (let attempt = 1; ; attempt++) {
         const logged = fs.existsSync(startupLog) ? fs.statSync(startupLog).size : 0;

@@ -192,6 +192,17 @@ export async function killProcessesOf(uid: number): Promise<void> {
   throw new EngineError(`Processes of user ${uid} are still running after being killed.`);
 }
 
+/**
+ * Ends whatever the instance's own user still runs while its engine is down, before the engine
+ * starts again: a postmaster killed with SIGKILL leaves its backends behind, attached to shared
+ * memory PostgreSQL would no longer see (each start has an IPC namespace of its own), so its
+ * interlock against two servers on one data folder could not find them. Never the shared legacy user.
+ */
+export async function endLeftovers(rt: RuntimeLike): Promise<void> {
+  const user = instanceUser(rt);
+  if (user && user.name === instanceUserName(rt.id)) await killProcessesOf(user.uid);
+}
+
 /** The host's folders any user may write: a removed instance's user leaves nothing there. */
 const sharedWritable = ['/tmp', '/var/tmp', '/dev/shm', '/dev/mqueue'];
 

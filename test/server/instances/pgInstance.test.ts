@@ -1,7 +1,10 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import { Client } from 'pg';
 import type { Instance, InstanceConfig, UpdateConfigResponse } from '../../../contracts/instances';
 import type { LogsPage } from '../../../contracts/logs';
+import { instanceUser, isAlive } from '../../../server/engines/processRunner';
 import { instanceWorld, type InstanceWorld } from './world';
 
 // A PostgreSQL instance through the API, against Debian's postgresql 15: everything for real.
@@ -182,8 +185,13 @@ describe('a PostgreSQL instance', () => {
     expect(offline.status).toBe('offline');
     expect(offline.statusReason).toMatch(/not running/);
     expect(offline.health.level).toBe('error');
+    // What a dead postmaster may leave of its user's processes (a backend attached to its shared
+    // memory) is ended before a new one starts.
+    const user = instanceUser({ id: alpha.id, dir: path.join(world.dataDir, 'instances', alpha.id) });
+    const leftover = user && spawn('/bin/sleep', ['300'], { uid: user.uid, gid: user.gid, stdio: 'ignore' });
     expect((await world.call('POST', `/instances/${alpha.id}/start`, {})).statusCode).toBe(202);
     await world.service().idle();
+    if (leftover) expect(isAlive(leftover.pid!)).toBe(false);
     expect(world.events('OperationCompleted').at(-1)).toEqual(expect.objectContaining({ kind: 'start', error: null }));
     expect((await world.instance(alpha.id)).status).toBe('running');
     client = await connect(alpha);
