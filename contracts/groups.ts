@@ -10,6 +10,35 @@ export const GroupQuota = Type.Object({
 });
 export type GroupQuota = Static<typeof GroupQuota>;
 
+const mebibyte = 1024 ** 2;
+
+/** The bounds an admin may set each process limit within: whole numbers, memory in bytes. */
+export const processLimitBounds = {
+  maxProcesses: { min: 32, max: 65_536 },
+  maxOpenFiles: { min: 256, max: 1_048_576 },
+  maxMemoryBytes: { min: 256 * mebibyte, max: 1024 ** 4 },
+} as const;
+
+/**
+ * The process limits of each of a group's instances (DESIGN §11): processes of the instance's user,
+ * open files and address space per process; null is the server's default. A running instance
+ * takes new limits at its next restart.
+ */
+export const GroupLimits = Type.Object({
+  maxProcesses: Type.Union([Type.Integer(), Type.Null()]),
+  maxOpenFiles: Type.Union([Type.Integer(), Type.Null()]),
+  maxMemoryBytes: Type.Union([Type.Integer(), Type.Null()]),
+});
+export type GroupLimits = Static<typeof GroupLimits>;
+
+/** What an instance gets where its group sets no limit; a null memory limit is none at all. */
+export const DefaultLimits = Type.Object({
+  maxProcesses: Type.Integer(),
+  maxOpenFiles: Type.Integer(),
+  maxMemoryBytes: Type.Union([Type.Integer(), Type.Null()]),
+});
+export type DefaultLimits = Static<typeof DefaultLimits>;
+
 export const Group = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -20,6 +49,9 @@ export const Group = Type.Object({
   quota: GroupQuota,
   /** Bytes of the group's instances' backups kept in storage: what maxBackupBytes limits. */
   backupBytes: Type.Integer(),
+  limits: GroupLimits,
+  /** The server's defaults, which a null field of `limits` stands for. */
+  defaultLimits: DefaultLimits,
 });
 export type Group = Static<typeof Group>;
 
@@ -36,6 +68,20 @@ export const GroupQuotaRequest = Type.Object(
 );
 export type GroupQuotaRequest = Static<typeof GroupQuotaRequest>;
 
+const limitField = ({ min, max }: { min: number; max: number }) =>
+  Type.Optional(Type.Union([Type.Integer({ minimum: min, maximum: max }), Type.Null()]));
+
+/** Process limits as sent (admins only): an absent or null field is the server's default. */
+export const GroupLimitsRequest = Type.Object(
+  {
+    maxProcesses: limitField(processLimitBounds.maxProcesses),
+    maxOpenFiles: limitField(processLimitBounds.maxOpenFiles),
+    maxMemoryBytes: limitField(processLimitBounds.maxMemoryBytes),
+  },
+  { additionalProperties: false },
+);
+export type GroupLimitsRequest = Static<typeof GroupLimitsRequest>;
+
 export const GroupsQuery = PageQuery;
 
 export const GroupRequest = Type.Object(
@@ -44,6 +90,8 @@ export const GroupRequest = Type.Object(
     description: Type.Optional(Type.String({ maxLength: 1000 })),
     /** Absent keeps the quota as it is; each absent or null field inside is unlimited. */
     quota: Type.Optional(GroupQuotaRequest),
+    /** Absent keeps the limits as they are; each absent or null field inside is the default. */
+    limits: Type.Optional(GroupLimitsRequest),
   },
   { additionalProperties: false },
 );

@@ -18,6 +18,15 @@ export interface GroupQuota {
   maxBackupBytes: number | null;
 }
 
+/** Process limits of each of the group's instances (DESIGN §11); null is the server's default. */
+export interface GroupLimits {
+  maxProcesses: number | null;
+  maxOpenFiles: number | null;
+  maxMemoryBytes: number | null;
+}
+
+export const noGroupLimits: GroupLimits = { maxProcesses: null, maxOpenFiles: null, maxMemoryBytes: null };
+
 /** A group as stored, with its member count; the instance count comes from GroupInstances. */
 export interface GroupRecord {
   id: string;
@@ -26,6 +35,7 @@ export interface GroupRecord {
   memberCount: number;
   createdAt: string;
   quota: GroupQuota;
+  limits: GroupLimits;
 }
 
 export interface GroupRef {
@@ -117,6 +127,9 @@ function groupsWithCounts(db: Db) {
       'groups.created_at as createdAt',
       'groups.max_instances as maxInstances',
       'groups.max_backup_bytes as maxBackupBytes',
+      'groups.max_processes as maxProcesses',
+      'groups.max_open_files as maxOpenFiles',
+      'groups.max_memory_bytes as maxMemoryBytes',
       eb
         .selectFrom('group_members')
         .whereRef('group_members.group_id', '=', 'groups.id')
@@ -133,12 +146,18 @@ function toRecord(row: {
   memberCount: unknown;
   maxInstances: number | null;
   maxBackupBytes: number | null;
+  maxProcesses: number | null;
+  maxOpenFiles: number | null;
+  maxMemoryBytes: number | null;
 }): GroupRecord {
-  const { maxInstances, maxBackupBytes, ...rest } = row;
+  const { maxInstances, maxBackupBytes, maxProcesses, maxOpenFiles, maxMemoryBytes, ...rest } = row;
+  // A PostgreSQL store answers bigint columns as strings.
+  const numberOrNull = (value: number | null) => (value === null ? null : Number(value));
   return {
     ...rest,
     memberCount: Number(row.memberCount ?? 0),
-    quota: { maxInstances: maxInstances === null ? null : Number(maxInstances), maxBackupBytes: maxBackupBytes === null ? null : Number(maxBackupBytes) },
+    quota: { maxInstances: numberOrNull(maxInstances), maxBackupBytes: numberOrNull(maxBackupBytes) },
+    limits: { maxProcesses: numberOrNull(maxProcesses), maxOpenFiles: numberOrNull(maxOpenFiles), maxMemoryBytes: numberOrNull(maxMemoryBytes) },
   };
 }
 
@@ -185,10 +204,11 @@ export async function listGroupRefs(db: Db, ids: string[] | null): Promise<Group
 
 export async function createGroup(
   db: Db,
-  group: { name: string; description?: string; quota?: GroupQuota },
+  group: { name: string; description?: string; quota?: GroupQuota; limits?: GroupLimits },
   now: Date,
 ): Promise<GroupRecord> {
   const quota = group.quota ?? { maxInstances: null, maxBackupBytes: null };
+  const limits = group.limits ?? noGroupLimits;
   const row = {
     id: randomUUID(),
     name: group.name,
@@ -197,6 +217,7 @@ export async function createGroup(
     created_at: now.toISOString(),
     max_instances: quota.maxInstances,
     max_backup_bytes: quota.maxBackupBytes,
+    ...limitColumns(limits),
   };
   try {
     await db.insertInto('groups').values(row).execute();
@@ -204,11 +225,19 @@ export async function createGroup(
     if (isUniqueViolation(error)) throw new DuplicateGroupNameError(group.name);
     throw error;
   }
-  return { id: row.id, name: row.name, description: row.description, memberCount: 0, createdAt: row.created_at, quota };
+  return { id: row.id, name: row.name, description: row.description, memberCount: 0, createdAt: row.created_at, quota, limits };
 }
 
-/** Renames and/or re-describes a group (an absent description or quota stays); false when there is no such group. */
-export async function updateGroup(db: Db, id: string, change: { name: string; description?: string; quota?: GroupQuota }): Promise<boolean> {
+function limitColumns(limits: GroupLimits) {
+  return { max_processes: limits.maxProcesses, max_open_files: limits.maxOpenFiles, max_memory_bytes: limits.maxMemoryBytes };
+}
+
+/** Renames and/or re-describes a group (an absent description, quota or limits stay); false when there is no such group. */
+export async function updateGroup(
+  db: Db,
+  id: string,
+  change: { name: string; description?: string; quota?: GroupQuota; limits?: GroupLimits },
+): Promise<boolean> {
   try {
     const result = await db
       .updateTable('groups')
@@ -217,6 +246,7 @@ export async function updateGroup(db: Db, id: string, change: { name: string; de
         name_key: groupNameKey(change.name),
         ...(change.description !== undefined && { description: change.description }),
         ...(change.quota !== undefined && { max_instances: change.quota.maxInstances, max_backup_bytes: change.quota.maxBackupBytes }),
+        ...(change.limits !== undefined && limitColumns(change.limits)),
       })
       .where('id', '=', id)
       .executeTakeFirst();
@@ -247,6 +277,11 @@ export async function groupUsage(db: Db, groupId: string): Promise<{ instances: 
       .executeTakeFirstOrThrow(),
   ]);
   return { instances: Number(instances.n), backupBytes: Number(bytes.bytes ?? 0) };
+}
+
+/** The ids of a group's instances: each keeps the group's process limits. */
+export async function instanceIdsOfGroup(db: Db, groupId: string): Promise<string[]> {
+  return (await db.selectFrom('instances').select('id').where('group_id', '=', groupId).execute()).map((row) => row.id);
 }
 
 // ---- Members ----

@@ -379,6 +379,16 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropIndex('instances_group_status_name').execute();
     },
   },
+
+  '0014_group_process_limits': {
+    async up(db) {
+      // Null is the server's default: existing groups' instances keep the limits they run with.
+      // Memory is bigint: up to a tebibyte, beyond a PostgreSQL integer.
+      await db.schema.alterTable('groups').addColumn('max_processes', 'integer').execute();
+      await db.schema.alterTable('groups').addColumn('max_open_files', 'integer').execute();
+      await db.schema.alterTable('groups').addColumn('max_memory_bytes', 'bigint').execute();
+    },
+  },
 };
 
 /** Kysely's migrator over this build's migrations. */

@@ -109,6 +109,10 @@ export interface GroupsTable {
   max_instances: number | null;
   /** Quota: at most this many bytes of kept backups of the group's instances; null is unlimited. */
   max_backup_bytes: number | null;
+  /** Process limits of each instance of the group (DESIGN §11); null is the server's default. */
+  max_processes: number | null;
+  max_open_files: number | null;
+  max_memory_bytes: number | null;
 }
 
 export interface GroupMembersTable {

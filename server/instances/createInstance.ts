@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Instance, OperationKind } from '../../contracts/instances';
 import { instanceNameProblem, type InstanceType } from '../../contracts/instanceValues';
@@ -8,6 +9,7 @@ import { DuplicateInstanceNameError, findInstance, insertInstance, instanceNameT
 import type { Engine, InstanceRuntime } from '../engines/engine';
 import { policyErrors } from '../engines/parameterPolicy';
 import { HttpProblem, validationProblem } from '../http/problems';
+import { keepGroupLimits } from './groupLimits';
 import type { InstanceContext } from './instanceContext';
 import { probeInto } from './instanceHealth';
 import { launch, startEngine } from './lifecycle';
@@ -43,6 +45,7 @@ export async function createInstance(ctx: InstanceContext, input: CreateInput, a
   const id = randomUUID();
   const instance = await insert(ctx, id, input, author, 'create');
   launch(ctx, id, 'create', async (row, rt) => {
+    await prepareFolder(ctx, id, rt);
     await engine.initialize(rt, input.parameters);
     await ctx.change(id, { status: 'stopped', status_reason: null, engine_version: await engine.version() });
     if (Object.keys(input.parameters).length > 0) {
@@ -70,6 +73,7 @@ export async function cloneFromBackup(
   const backups = ctx.backups;
   launch(ctx, id, 'clone', async (row, rt) => {
     const saved = await revisionParameters(ctx.deps.db, sourceId);
+    await prepareFolder(ctx, id, rt);
     ctx.deps.logs.tail(id, engine.logDir(rt), row.type);
     const skipped = await backups.restoreInto(input.backupId, rt, saved, { instanceId: id });
     if (Object.keys(saved).length > 0) await recordRevision(ctx.deps.db, id, author, ctx.deps.clock(), saved, {});
@@ -98,7 +102,9 @@ export async function cloneInstance(ctx: InstanceContext, sourceId: string, inpu
   await ctx.publishInstance('InstanceUpdated', sourceId);
   const copied = (async () => {
     try {
-      await engine.clone(ctx.runtime(source), ctx.runtime({ id, port: instance.port, peer_port: (await ctx.requireRow(id)).peer_port }));
+      const target = ctx.runtime({ id, port: instance.port, peer_port: (await ctx.requireRow(id)).peer_port });
+      await prepareFolder(ctx, id, target);
+      await engine.clone(ctx.runtime(source), target);
     } finally {
       await ctx.change(sourceId, { operation_kind: null, operation_started_at: null });
       ctx.busy.delete(sourceId);
@@ -114,6 +120,17 @@ export async function cloneInstance(ctx: InstanceContext, sourceId: string, inpu
     return `cloned from ${source.name}`;
   });
   return instance;
+}
+
+/**
+ * Makes a new instance's folder and keeps its group's limits beside it before the engine fills it,
+ * so every process run for it (initdb, a copy, a restore, its first start) has them. The engine
+ * takes the folder over as it would one it made.
+ */
+async function prepareFolder(ctx: InstanceContext, id: string, rt: InstanceRuntime) {
+  fs.mkdirSync(ctx.instancesDir, { recursive: true, mode: 0o711 });
+  fs.mkdirSync(rt.dir, { recursive: true, mode: 0o700 });
+  await keepGroupLimits(ctx, id);
 }
 
 /** Whether a copy of `source` named `name` can be made here; answers the engine to make it with. */

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { Instance, InstanceStatus, OperationCompletedPayload, OperationKind } from '../../contracts/instances';
 import { formatBytes } from '../../contracts/backupValues';
 import { deleteInstanceRow, findInstance, findInstanceRow, type InstanceChange, type InstanceRow } from '../db/instances';
+import { removeInstanceLimits } from '../engines/confinement';
 import type { Engine, InstanceRuntime } from '../engines/engine';
 import { EngineError, removeInstanceUser } from '../engines/processRunner';
 import { HttpProblem } from '../http/problems';
@@ -96,6 +97,7 @@ export async function deleteInstance(ctx: InstanceContext, id: string, force: bo
     if (fs.existsSync(rt.dir)) await engine.remove(rt);
     // Also when the folder was already gone (a delete retried after a failure).
     await removeInstanceUser(rt.id);
+    removeInstanceLimits(rt.dir);
     const audience = await ctx.audience(row);
     ctx.forgetCrashes(id);
     await deleteInstanceRow(ctx.deps.db, id);

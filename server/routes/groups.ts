@@ -2,7 +2,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { GroupRef } from '../../contracts/auth';
-import { AddMembersRequest, DeleteGroupQuery, Group, GroupMember, GroupRequest, type GroupQuotaRequest } from '../../contracts/groups';
+import {
+  AddMembersRequest,
+  DeleteGroupQuery,
+  Group,
+  GroupMember,
+  GroupRequest,
+  type GroupLimitsRequest,
+  type GroupQuotaRequest,
+} from '../../contracts/groups';
 import type { GroupChangedPayload } from '../../contracts/hub';
 import { Page, PageQuery } from '../../contracts/page';
 import { Problem } from '../../contracts/problem';
@@ -11,9 +19,11 @@ import type { Authorization } from '../authz/authorization';
 import type { AppContext } from '../context';
 import * as groups from '../db/groups';
 import { pageWindow, sortKeys } from '../db/paging';
+import { defaultLimits } from '../engines/confinement';
 import { principalOf } from '../http/auth';
 import { HttpProblem, validationProblem, validationTitle } from '../http/problems';
 import { hubGroupNames } from '../hub/methods';
+import { keepGroupLimits, keepLimitsOfGroup } from '../instances/groupLimits';
 
 const tags = ['groups'];
 
@@ -72,11 +82,16 @@ export const groupRoutes: FastifyPluginAsyncTypebox<{
     ...group,
     instanceCount: await instances.instanceCountOfGroup(ctx.db, group.id),
     backupBytes: (await groups.groupUsage(ctx.db, group.id)).backupBytes,
+    defaultLimits,
   });
 
   /** The quota as stored: an absent or null field is unlimited; an absent quota leaves it as it is. */
   const quotaOf = (quota: GroupQuotaRequest | undefined): groups.GroupQuota | undefined =>
     quota && { maxInstances: quota.maxInstances ?? null, maxBackupBytes: quota.maxBackupBytes ?? null };
+
+  /** The process limits as stored: an absent or null field is the default; absent limits stay as they are. */
+  const limitsOf = (limits: GroupLimitsRequest | undefined): groups.GroupLimits | undefined =>
+    limits && { maxProcesses: limits.maxProcesses ?? null, maxOpenFiles: limits.maxOpenFiles ?? null, maxMemoryBytes: limits.maxMemoryBytes ?? null };
 
   /** The group if it exists and the caller may see it; otherwise 404, so outsiders learn nothing. */
   const visibleGroup = async (request: FastifyRequest, groupId: string) => {
@@ -122,9 +137,10 @@ export const groupRoutes: FastifyPluginAsyncTypebox<{
         const name = groupName(request.body.name);
         try {
           const quota = quotaOf(request.body.quota);
-          const created = await groups.createGroup(ctx.db, { name, description: request.body.description, quota }, ctx.clock());
+          const limits = limitsOf(request.body.limits);
+          const created = await groups.createGroup(ctx.db, { name, description: request.body.description, quota, limits }, ctx.clock());
           note.target = created.id;
-          note.detail = { name, ...(quota && { quota }) };
+          note.detail = { name, ...(quota && { quota }), ...(limits && { limits }) };
           return created;
         } catch (error) {
           if (error instanceof groups.DuplicateGroupNameError) throw duplicateName(name);
@@ -160,7 +176,9 @@ export const groupRoutes: FastifyPluginAsyncTypebox<{
       config: { access: 'admin' },
       schema: {
         tags,
-        summary: 'Rename a group, change its description or set its quota (admins; an absent description or quota stays)',
+        summary:
+          "Rename a group, change its description, set its quota or its instances' process limits (admins; an absent description, " +
+          'quota or limits stay). Every instance of the group keeps the new limits; a running one takes them at its next restart',
         params: GroupParams,
         body: GroupRequest,
         response: { 200: Group, 400: Problem, 404: Problem, 409: Problem },
@@ -171,15 +189,22 @@ export const groupRoutes: FastifyPluginAsyncTypebox<{
       const group = await audited(ctx, request, { action: 'groups.update', target: groupId }, async (note) => {
         const name = groupName(request.body.name);
         const quota = quotaOf(request.body.quota);
-        note.detail = { name, ...(request.body.description !== undefined && { description: request.body.description }), ...(quota && { quota }) };
+        const limits = limitsOf(request.body.limits);
+        note.detail = {
+          name,
+          ...(request.body.description !== undefined && { description: request.body.description }),
+          ...(quota && { quota }),
+          ...(limits && { limits }),
+        };
         try {
-          if (!(await groups.updateGroup(ctx.db, groupId, { name, description: request.body.description, quota }))) {
+          if (!(await groups.updateGroup(ctx.db, groupId, { name, description: request.body.description, quota, limits }))) {
             throw notFound(groupId);
           }
         } catch (error) {
           if (error instanceof groups.DuplicateGroupNameError) throw duplicateName(name);
           throw error;
         }
+        if (limits) await keepLimitsOfGroup(ctx.instances, groupId);
         return (await groups.findGroup(ctx.db, groupId))!;
       });
       await publish(groupId, 'updated');
@@ -203,6 +228,7 @@ export const groupRoutes: FastifyPluginAsyncTypebox<{
       const groupId = request.params.id;
       // Read before the delete takes the memberships with it: they are told the group is gone.
       const formerMembers = await groups.memberIdsOfGroup(ctx.db, groupId);
+      let moved: string[] = [];
       await audited(ctx, request, { action: 'groups.delete', target: groupId }, (note) =>
         // The count, the move and the delete commit together, so no instance is left pointing nowhere.
         ctx.db.transaction().execute(async (trx) => {
@@ -217,10 +243,15 @@ export const groupRoutes: FastifyPluginAsyncTypebox<{
                 'or delete with moveInstances=true to leave them in no group.',
             );
           }
-          if (held > 0) note.detail.movedInstances = await instances.moveInstancesOutOfGroup(trx, groupId);
+          if (held > 0) {
+            moved = await groups.instanceIdsOfGroup(trx, groupId);
+            note.detail.movedInstances = await instances.moveInstancesOutOfGroup(trx, groupId);
+          }
           await groups.deleteGroup(trx, groupId);
         }),
       );
+      // In no group, they run with the defaults from their next start.
+      for (const instanceId of moved) await keepGroupLimits(ctx.instances, instanceId);
       await publish(groupId, 'deleted', formerMembers);
       return reply.code(204).send(null);
     },

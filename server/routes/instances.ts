@@ -30,6 +30,7 @@ import { callerEmail, principalOf } from '../http/auth';
 import { HttpProblem, validationProblem } from '../http/problems';
 import { checkInstanceQuota } from '../instances/createInstance';
 import { creationGraph } from '../instances/graphs';
+import { keepGroupLimits } from '../instances/groupLimits';
 import { instanceDefaults } from '../config';
 import { visibleInstance, type InstanceRoutes } from '../http/instanceAccess';
 
@@ -181,7 +182,7 @@ export const instanceRoutes: InstanceRoutes = async (app, { ctx, authz, service 
       config: { access: 'user' },
       schema: {
         tags,
-        summary: "Change an instance's description, or (admins) move it to another group or none",
+        summary: "Change an instance's description, or (admins) move it to another group or none: it runs with that group's process limits from its next start",
         params: IdParams,
         body: UpdateInstanceRequest,
         response: { 200: Instance, 400: Problem, 403: Problem, 404: Problem, 409: Problem },
@@ -202,6 +203,8 @@ export const instanceRoutes: InstanceRoutes = async (app, { ctx, authz, service 
           ...(description !== undefined && { description }),
           ...(groupId !== undefined && { group_id: groupId }),
         });
+        // The new group's process limits, which a running instance takes at its next restart.
+        if (groupId !== undefined && groupId !== instance.groupId) await keepGroupLimits(service, instanceId);
       });
       await service.publishInstance('InstanceUpdated', instanceId);
       return (await findInstance(ctx.db, instanceId))!;

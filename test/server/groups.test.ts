@@ -1,6 +1,7 @@
 import { listAudit } from '../../server/db/audit';
 import { noInstancesYet, type GroupInstances } from '../../server/db/groups';
 import { pageOf } from '../../server/db/paging';
+import { defaultLimits } from '../../server/engines/confinement';
 import { InProcessBus, type HubEvent } from '../../server/hub/bus';
 import { addUser, cookieLogin, expectProblem, origin, setup, type Harness } from './helpers';
 
@@ -76,6 +77,9 @@ describe('creating groups', () => {
       // No quota unless an admin sets one.
       quota: { maxInstances: null, maxBackupBytes: null },
       backupBytes: 0,
+      // The server's process limits unless an admin sets the group's own.
+      limits: { maxProcesses: null, maxOpenFiles: null, maxMemoryBytes: null },
+      defaultLimits,
     });
     expect(groupEvents()).toEqual([
       // A new group has no members yet: only admins hear of it.

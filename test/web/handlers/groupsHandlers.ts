@@ -13,6 +13,8 @@ export const aGroup = (overrides: Partial<Group> = {}): Group => ({
   createdAt: '2025-02-03T04:05:06.000Z',
   quota: { maxInstances: null, maxBackupBytes: null },
   backupBytes: 0,
+  limits: { maxProcesses: null, maxOpenFiles: null, maxMemoryBytes: null },
+  defaultLimits: { maxProcesses: 512, maxOpenFiles: 4096, maxMemoryBytes: 16 * 1024 ** 3 },
   ...overrides,
 });
 

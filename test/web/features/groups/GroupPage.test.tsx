@@ -28,11 +28,16 @@ function openGroup(who: CurrentUser, { instances = 0, quota = aGroup().quota, ba
     groupsListHandler().handler,
     ...fake.handlers,
     http.put('/groups/:id', async ({ request }) => {
-      const { quota: sent, ...body } = (await request.json()) as GroupRequest;
-      bodies.push(sent ? { ...body, quota: sent } : body);
-      // As the server stores it: an absent quota stays, an absent field is unlimited.
+      const { quota: sent, limits: sentLimits, ...body } = (await request.json()) as GroupRequest;
+      bodies.push({ ...body, ...(sent && { quota: sent }), ...(sentLimits && { limits: sentLimits }) });
+      // As the server stores them: an absent quota or limits stay, an absent field is unlimited or the default.
       const stored = sent && { maxInstances: sent.maxInstances ?? null, maxBackupBytes: sent.maxBackupBytes ?? null };
-      fake.state.group = { ...fake.state.group!, ...body, ...(stored && { quota: stored }) };
+      const storedLimits = sentLimits && {
+        maxProcesses: sentLimits.maxProcesses ?? null,
+        maxOpenFiles: sentLimits.maxOpenFiles ?? null,
+        maxMemoryBytes: sentLimits.maxMemoryBytes ?? null,
+      };
+      fake.state.group = { ...fake.state.group!, ...body, ...(stored && { quota: stored }), ...(storedLimits && { limits: storedLimits }) };
       return HttpResponse.json(fake.state.group);
     }),
     http.post('/groups/:id/users', async ({ request }) => {
