@@ -15,6 +15,7 @@ import { useGroupQuery } from './groupsApi';
 import { groupDeletionRequested } from './groupsSaga';
 import { InstancesSection } from './InstancesSection';
 import { MembersSection } from './MembersSection';
+import { ProcessLimitsSection } from './ProcessLimitsSection';
 import { QuotaSection } from './QuotaSection';
 
 const description = 'The members and instances of one group.';
@@ -74,6 +75,11 @@ export function GroupPage() {
           </Section>
         )}
         <QuotaSection key={`${group.quota.maxInstances}/${group.quota.maxBackupBytes}`} group={group} canEdit={isAdmin} />
+        <ProcessLimitsSection
+          key={`${group.limits.maxProcesses}/${group.limits.maxOpenFiles}/${group.limits.maxMemoryBytes}`}
+          group={group}
+          canEdit={isAdmin}
+        />
         <MembersSection group={group} canEdit={isAdmin} />
         <InstancesSection groupId={group.id} />
       </Stack>

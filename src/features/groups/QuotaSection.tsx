@@ -7,6 +7,7 @@ import { Notice } from '../../components/Notice';
 import { Section } from '../../components/Section';
 import { groupFormErrors } from './groupFormErrors';
 import { useUpdateGroupMutation } from './groupsApi';
+import { parseLimit } from './parseLimit';
 
 // Backup storage is typed in gigabytes (10^9 bytes, as formatBytes shows them) and sent in bytes.
 const gigabyte = 1e9;
@@ -28,17 +29,6 @@ export function quotaUsage(group: Group): { instances: string; backups: string }
   };
 }
 
-/** A field's text as a limit: empty is unlimited (null), anything else must be a number in range. */
-function parseLimit(text: string, whole: boolean, max: number): { value: number | null } | { error: string } {
-  const trimmed = text.trim();
-  if (trimmed === '') return { value: null };
-  const number = Number(trimmed);
-  if (!Number.isFinite(number) || number < 0) return { error: 'Enter a number of at least 0, or leave it empty for unlimited.' };
-  if (whole && !Number.isInteger(number)) return { error: 'Enter a whole number.' };
-  if (number > max) return { error: `Enter at most ${max.toLocaleString('en')}.` };
-  return { value: number };
-}
-
 /**
  * A group's quota: how much of it the group uses, for everyone who sees the group; two fields to
  * change it, for admins. Mount it keyed by the saved quota, so the fields start from it.
@@ -51,8 +41,8 @@ export function QuotaSection({ group, canEdit }: { group: Group; canEdit: boolea
   const [touched, setTouched] = useState(false);
   const usage = quotaUsage(group);
 
-  const instancesLimit = parseLimit(instances, true, quotaLimits.maxInstances);
-  const bytesLimit = parseLimit(gigabytes, false, quotaLimits.maxBackupBytes / gigabyte);
+  const instancesLimit = parseLimit(instances, { whole: true, min: 0, max: quotaLimits.maxInstances, empty: 'unlimited' });
+  const bytesLimit = parseLimit(gigabytes, { whole: false, min: 0, max: quotaLimits.maxBackupBytes / gigabyte, empty: 'unlimited' });
   const localErrors = {
     maxInstances: 'error' in instancesLimit ? [instancesLimit.error] : undefined,
     maxBackupBytes: 'error' in bytesLimit ? [bytesLimit.error] : undefined,

@@ -6,7 +6,7 @@ import type { GroupRequest } from '../../../../contracts/groups';
 import { admin, regular } from '../../fixtures';
 import { meHandler } from '../../handlers/authHandlers';
 import { aGroup, aMember, groupServer, groupsListHandler } from '../../handlers/groupsHandlers';
-import { pageOf } from '../../handlers/pages';
+import { pageOf, validationProblem } from '../../handlers/pages';
 import { problem, setupMsw } from '../../msw';
 import { renderApp } from '../../renderApp';
 
@@ -19,8 +19,8 @@ const rob = aMember({ id: 'u-rob', email: 'rob@example.com' });
 const ada = aMember({ id: 'u-ada', email: 'ada@example.com', role: 'admin' });
 
 /** The screen of group g-1 with a fake that applies PUT, member POST/DELETE and DELETE to its state. */
-function openGroup(who: CurrentUser, { instances = 0, quota = aGroup().quota, backupBytes = 0 } = {}) {
-  const fake = groupServer(aGroup({ id: 'g-1', name: 'payments', memberCount: 1, instanceCount: instances, quota, backupBytes }), [una], [rob, ada]);
+function openGroup(who: CurrentUser, { instances = 0, quota = aGroup().quota, backupBytes = 0, limits = aGroup().limits } = {}) {
+  const fake = groupServer(aGroup({ id: 'g-1', name: 'payments', memberCount: 1, instanceCount: instances, quota, backupBytes, limits }), [una], [rob, ada]);
   const calls: string[] = [];
   const bodies: unknown[] = [];
   server.use(
@@ -231,6 +231,63 @@ describe('GroupPage', () => {
     expect(quota.getByText('0 B of backups (unlimited)')).toBeInTheDocument();
     expect(quota.queryByRole('textbox')).not.toBeInTheDocument();
     expect(quota.queryByRole('button', { name: 'Save quota' })).not.toBeInTheDocument();
+  });
+
+  it('shows the process limits with the defaults, and lets an admin set them, memory in MiB; an empty field is the default', async () => {
+    const { user, bodies } = openGroup(admin, { limits: { maxProcesses: 300, maxOpenFiles: null, maxMemoryBytes: null } });
+    const limits = await region('Process limits');
+    expect(await limits.findByText('Up to 300 processes')).toBeInTheDocument();
+    expect(limits.getByText('Up to 4,096 open files per process (default)')).toBeInTheDocument();
+    expect(limits.getByText('Up to 16,384 MiB of memory per process (default)')).toBeInTheDocument();
+    expect(limits.getByText(/A running instance takes new limits at its next restart/)).toBeInTheDocument();
+    expect(limits.getByLabelText('Most processes')).toHaveValue('300');
+    expect(limits.getByLabelText('Most open files per process')).toHaveAttribute('placeholder', 'default 4,096');
+    expect(limits.getByLabelText('Most memory per process (MiB)')).toHaveAttribute('placeholder', 'default 16,384');
+
+    await user.clear(limits.getByLabelText('Most processes'));
+    await user.type(limits.getByLabelText('Most open files per process'), '1000');
+    await user.type(limits.getByLabelText('Most memory per process (MiB)'), '512');
+    await user.click(limits.getByRole('button', { name: 'Save limits' }));
+    const saved = await region('Process limits');
+    expect(await saved.findByText('Up to 1,000 open files per process')).toBeInTheDocument();
+    expect(saved.getByText('Up to 512 MiB of memory per process')).toBeInTheDocument();
+    expect(saved.getByText('Up to 512 processes (default)')).toBeInTheDocument();
+    expect(saved.getByLabelText('Most processes')).toHaveAttribute('placeholder', 'default 512');
+    // The quota is not sent: it stays as it is.
+    expect(bodies).toEqual([{ name: 'payments', limits: { maxProcesses: null, maxOpenFiles: 1000, maxMemoryBytes: 512 * 1024 ** 2 } }]);
+  });
+
+  it('refuses limits out of their bounds before sending them, and shows the server’s refusal beside its field', async () => {
+    const { user, bodies } = openGroup(admin);
+    const limits = await region('Process limits');
+    await user.type(limits.getByLabelText('Most processes'), '10');
+    await user.type(limits.getByLabelText('Most open files per process'), '2000.5');
+    await user.type(limits.getByLabelText('Most memory per process (MiB)'), '2000000');
+    await user.click(limits.getByRole('button', { name: 'Save limits' }));
+    expect(await limits.findByText('Enter a number of at least 32, or leave it empty for the default.')).toBeInTheDocument();
+    expect(limits.getByText('Enter a whole number.')).toBeInTheDocument();
+    expect(limits.getByText('Enter at most 1,048,576.')).toBeInTheDocument();
+    expect(limits.getByRole('button', { name: 'Save limits' })).toBeDisabled();
+    expect(bodies).toEqual([]);
+
+    server.use(http.put('/groups/:id', () => validationProblem({ 'limits.maxOpenFiles': ['must be <= 1048576'] })));
+    await user.clear(limits.getByLabelText('Most processes'));
+    await user.clear(limits.getByLabelText('Most open files per process'));
+    await user.type(limits.getByLabelText('Most open files per process'), '4000');
+    await user.clear(limits.getByLabelText('Most memory per process (MiB)'));
+    await user.click(limits.getByRole('button', { name: 'Save limits' }));
+    expect(await limits.findByText('must be <= 1048576')).toBeInTheDocument();
+    expect(limits.getByLabelText('Most open files per process')).toHaveAttribute('aria-invalid', 'true');
+  });
+
+  it('shows a regular member the process limits, without fields to change them', async () => {
+    openGroup(regular, { limits: { maxProcesses: null, maxOpenFiles: 1000, maxMemoryBytes: 1024 ** 3 } });
+    const limits = await region('Process limits');
+    expect(await limits.findByText('Up to 512 processes (default)')).toBeInTheDocument();
+    expect(limits.getByText('Up to 1,000 open files per process')).toBeInTheDocument();
+    expect(limits.getByText('Up to 1,024 MiB of memory per process')).toBeInTheDocument();
+    expect(limits.queryByRole('textbox')).not.toBeInTheDocument();
+    expect(limits.queryByRole('button', { name: 'Save limits' })).not.toBeInTheDocument();
   });
 
   it('says when there is no such group', async () => {
