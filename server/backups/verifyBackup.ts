@@ -49,7 +49,7 @@ async function runVerification(ctx: BackupContext, row: BackupRow): Promise<Back
       detail = 'The checksum matches and the archive unpacks.';
     } else {
       const recorded = JSON.parse(row.contents ?? '{}') as BackupContents;
-      const scratch = await ctx.deps.instances.scratch(row.engine, row.id);
+      const scratch = await ctx.deps.instances.scratch(row.engine, row.id, row.instance_id);
       dispose = scratch.dispose;
       // The scratch instance's own user restores from it.
       giveTreeToEngineUser(instanceUser(scratch.rt), staging);

@@ -7,12 +7,15 @@ import type { InstanceContext } from './instanceContext';
 // when it is made, moved or its group's limits change, and forgotten when it is deleted. A running
 // engine takes new limits at its next start.
 
-/** Keeps the limits of the instance's group as it is now (the defaults in no group); no-op before its folder exists. */
-export async function keepGroupLimits(ctx: InstanceContext, instanceId: string): Promise<void> {
+/**
+ * Keeps the limits of the instance's group as it is now (the defaults in no group) for the instance's
+ * folder, or for `dir` (a scratch copy of it); no-op before the folder exists.
+ */
+export async function keepGroupLimits(ctx: InstanceContext, instanceId: string, dir?: string): Promise<void> {
   const row = await findInstanceRow(ctx.deps.db, instanceId);
   if (!row) return;
   const group = row.group_id === null ? undefined : await findGroup(ctx.deps.db, row.group_id);
-  writeInstanceLimits(ctx.runtime(row).dir, group?.limits ?? noGroupLimits);
+  writeInstanceLimits(dir ?? ctx.runtime(row).dir, group?.limits ?? noGroupLimits);
 }
 
 /** After an admin changed a group's limits: every instance in it keeps the new ones. */

@@ -206,8 +206,9 @@ export class InstanceService extends InstanceContext {
 
   // ---- Scratch instances (scratchInstances.ts) ----
 
-  scratch(type: InstanceType, name: string): Promise<{ rt: InstanceRuntime; dispose: () => Promise<void> }> {
-    return scratch(this, type, name);
+  /** A throwaway copy's runtime, with the limits of `limitsOf`'s group (scratchInstances.ts). */
+  scratch(type: InstanceType, name: string, limitsOf: string | null): Promise<{ rt: InstanceRuntime; dispose: () => Promise<void> }> {
+    return scratch(this, type, name, limitsOf);
   }
 
   // ---- Supervision (supervision.ts, instanceHealth.ts) ----

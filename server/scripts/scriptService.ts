@@ -263,7 +263,7 @@ export class ScriptService {
       await this.enter(run, 'preparing', { status: 'running' });
       // Cancelled while queued: no copy is made for a run nobody waits for.
       if (run.abort.signal.aborted) throw new Error('stopped');
-      const scratch = await this.deps.instances.scratch(instance.type, sandboxName(id));
+      const scratch = await this.deps.instances.scratch(instance.type, sandboxName(id), instance.id);
       dispose = scratch.dispose;
       sandbox = scratch.rt;
       const copied = await prepareSandbox(this.deps, instance, run.summary.source, scratch.rt, id);

@@ -160,6 +160,12 @@ describe('the limits of a group’s instances', () => {
     await h.app.backups.idle();
     const [backup] = (await call(cookies.member, 'GET', `/instances/${made.id}/backups/database`)).json().items as { id: string; status: string }[];
     expect(backup.status).toBe('succeeded');
+    // The scratch copy a verification restores into runs the tenant's code: it gets the group's limits too.
+    expect((await call(cookies.member, 'POST', `/instances/${made.id}/backups/${backup.id}/verify`, {})).statusCode).toBe(202);
+    await h.app.backups.idle();
+    const scratches = [...starts].filter(([id]) => id.startsWith('scratch-'));
+    expect(scratches.map(([, limits]) => limits)).toEqual([[tight]]);
+    expect(fs.readdirSync(path.join(dataDir, 'instances', '.limits')).filter((name) => name.startsWith('.scratch-'))).toEqual([]);
     const restored = await call(cookies.member, 'POST', `/instances/${made.id}/clone`, { name: 'restored', backupId: backup.id });
     expect(restored.statusCode).toBe(202);
     await h.app.instances.idle();

@@ -39,7 +39,7 @@ afterAll(async () => {
 
 /** The socket path PostgreSQL would listen on in a scratch instance of that name, under the realistic data dir (nothing is started). */
 async function scratchSocket(name: string): Promise<string> {
-  const { rt, dispose } = await app.instances.scratch('pg', name);
+  const { rt, dispose } = await app.instances.scratch('pg', name, null);
   await dispose();
   const dir = path.join(realisticDataDir, path.relative(dataDir, rt.dir));
   return path.join(pgSocketDir({ ...rt, dir }), `.s.PGSQL.${rt.port}`);

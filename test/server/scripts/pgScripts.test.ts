@@ -296,7 +296,7 @@ describe('the saved script', () => {
 
 describe('after a crash', () => {
   it('removes a sandbox the stopped server left and marks its run failed at the next start', async () => {
-    const { rt } = await world.service().scratch('pg', 'crashed-run');
+    const { rt } = await world.service().scratch('pg', 'crashed-run', null);
     const engine = world.service().engine('pg');
     await engine.initialize(rt);
     await engine.start(rt);
