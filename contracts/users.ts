@@ -55,6 +55,10 @@ export const AuditEntry = Type.Object({
   userEmail: Type.Union([Type.String(), Type.Null()]),
   action: Type.String(),
   target: Type.Union([Type.String(), Type.Null()]),
+  /** What the target is called now, when it is an instance, group, user or backup that still exists. */
+  targetName: Type.Union([Type.String(), Type.Null()]),
+  /** The console screen of the target (a routes path), while it exists. */
+  targetLink: Type.Union([Type.String(), Type.Null()]),
   outcome: Type.Union([Type.Literal('success'), Type.Literal('failure')]),
   detail: Type.Unknown(),
   ip: Type.Union([Type.String(), Type.Null()]),

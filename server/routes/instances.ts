@@ -265,13 +265,16 @@ export const instanceRoutes: InstanceRoutes = async (app, { ctx, authz, service 
     async (request, reply) => {
       const source = await visible(request, request.params.id);
       const { backupId, ...input } = request.body;
-      const detail = { name: input.name, ...(backupId ? { backupId } : {}) };
-      const clone = await audited(ctx, request, { action: 'instances.clone', target: source.id, detail }, async (note) => {
+      // A restore is recorded on the backup it reads, naming the instance it makes; a clone on the instance it copies.
+      const recorded = backupId
+        ? { action: 'backups.restore', target: backupId, detail: { instanceId: source.id, newInstanceName: input.name } }
+        : { action: 'instances.clone', target: source.id, detail: { name: input.name } };
+      const clone = await audited(ctx, request, recorded, async (note) => {
         const author = await callerEmail(ctx.db, request);
         const created = backupId
           ? await service.cloneFromBackup(source.id, { ...input, backupId }, author)
           : await service.clone(source.id, input, author);
-        note.detail = { ...note.detail, cloneId: created.id };
+        note.detail = { ...note.detail, ...(backupId ? { newInstanceId: created.id } : { cloneId: created.id }) };
         return created;
       });
       return reply.code(202).send(clone);

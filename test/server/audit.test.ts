@@ -1,4 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { recordAudit } from '../../server/db/audit';
+import { insertBackup } from '../../server/db/backups';
+import { createGroup } from '../../server/db/groups';
+import { insertInstance } from '../../server/db/instances';
 import { addUser, cookieLogin, expectProblem, goodPassword, origin, setup, type Harness } from './helpers';
 
 let h: Harness;
@@ -67,6 +71,8 @@ describe('GET /admin/audit', () => {
       userEmail: 'root@example.com',
       action: 'admin.users.create',
       target: created.id,
+      targetName: 'new@example.com',
+      targetLink: `/admin/users/${created.id}`,
       outcome: 'success',
       detail: { email: 'new@example.com', role: 'regular' },
       ip: '127.0.0.1',
@@ -75,6 +81,49 @@ describe('GET /admin/audit', () => {
     expect(entries[1]).toMatchObject({ target: aliceId, detail: { sessionsEnded: 0 } });
     expect(res.body).not.toContain('Another-Pass-8');
     expect(res.body).not.toContain(goodPassword);
+  });
+
+  it('names each target that still exists, with the screen that shows it, and leaves a gone one or an e-mail as it was', async () => {
+    const group = await createGroup(h.db, { name: 'Payments' }, h.clock.now());
+    const instanceId = randomUUID();
+    await insertInstance(h.db, {
+      id: instanceId, name: 'orders', type: 'pg', status: 'stopped', desired_state: 'stopped', status_reason: null, health_level: 'good',
+      health_checks: '[]', group_id: group.id, engine_version: '15.0', port: 23001, peer_port: null, description: '',
+      created_at: h.clock.now().toISOString(), created_by: null, last_backup_at: null, operation_kind: null, operation_started_at: null,
+    });
+    const backup = async (instance: string, kind: 'database' | 'file') => {
+      const id = randomUUID();
+      await insertBackup(h.db, {
+        id, instance_id: instance, instance_name: 'orders', engine: 'pg', kind, trigger: 'manual', status: 'succeeded',
+        started_at: '2030-01-01T10:00:00.000Z', finished_at: '2030-01-01T10:00:01.000Z', size_bytes: 1000, sha256: null, format: 'inert',
+        engine_version: '15.0', error: null, storage_key: null, contents: null, verification: null, created_by: null,
+      });
+      return id;
+    };
+    const databaseBackup = await backup(instanceId, 'database');
+    const fileBackup = await backup(instanceId, 'file');
+    // The backup of an instance since deleted: its own screen is gone, the backups screen lists it.
+    const orphan = await backup(randomUUID(), 'database');
+    const gone = randomUUID();
+    const targets = [instanceId, group.id, aliceId, databaseBackup, fileBackup, orphan, gone, 'someone@example.com'];
+    for (const [minute, target] of targets.entries()) {
+      await recordAudit(h.db, { at: new Date(Date.UTC(2031, 0, 1, 0, minute)), userId: adminId, action: 'test.act', target, outcome: 'success', ip: null });
+    }
+
+    const res = await get('/admin/audit?action=test');
+
+    expect(res.statusCode).toBe(200);
+    const shown = (res.json().items as { target: string; targetName: string | null; targetLink: string | null }[]).reverse();
+    expect(shown.map(({ target, targetName, targetLink }) => [target, targetName, targetLink])).toEqual([
+      [instanceId, 'orders', `/instances/${instanceId}`],
+      [group.id, 'Payments', `/groups/${group.id}`],
+      [aliceId, 'alice@example.com', `/admin/users/${aliceId}`],
+      [databaseBackup, 'database backup of orders, 2030-01-01T10:00:00.000Z', `/instances/${instanceId}/backups/database`],
+      [fileBackup, 'file backup of orders, 2030-01-01T10:00:00.000Z', `/instances/${instanceId}/backups/files`],
+      [orphan, 'database backup of orders, 2030-01-01T10:00:00.000Z', '/backups'],
+      [gone, null, null],
+      ['someone@example.com', null, null],
+    ]);
   });
 
   describe('filters', () => {

@@ -1,4 +1,4 @@
-import { Code, Field, HStack, Input } from '@chakra-ui/react';
+import { Code, Field, HStack, Input, Stack, Text } from '@chakra-ui/react';
 import type { AuditEntry } from '../../../contracts/users';
 import { routePath } from '../../../contracts/routes';
 import type { Column } from '../../components/DataTable';
@@ -22,7 +22,7 @@ const columns: Column<AuditEntry>[] = [
       entry.userId ? <TextLink to={routePath('admin-user', { id: entry.userId })}>{entry.userEmail ?? entry.userId}</TextLink> : 'System',
   },
   { key: 'action', header: 'Action', cell: (entry) => <Code variant="plain">{entry.action}</Code> },
-  { key: 'target', header: 'Target', cell: (entry) => entry.target ?? '—' },
+  { key: 'target', header: 'Target', cell: (entry) => <Target entry={entry} /> },
   { key: 'outcome', header: 'Outcome', cell: (entry) => (entry.outcome === 'success' ? 'Success' : 'Failure') },
   { key: 'ip', header: 'Address', cell: (entry) => entry.ip ?? '—' },
 ];
@@ -111,5 +111,19 @@ function DayField({ label, value, onChange }: { label: string; value?: string; o
       <Field.Label>{label}</Field.Label>
       <Input type="date" value={value ?? ''} onChange={(event) => onChange(event.target.value || undefined)} />
     </Field.Root>
+  );
+}
+
+/** The target by its name, linked to its screen while it exists, with the id it was recorded under beneath. */
+function Target({ entry }: { entry: AuditEntry }) {
+  if (!entry.target) return '—';
+  if (!entry.targetName) return entry.target;
+  return (
+    <Stack gap="0">
+      {entry.targetLink ? <TextLink to={entry.targetLink}>{entry.targetName}</TextLink> : <Text>{entry.targetName}</Text>}
+      <Text fontSize="xs" color="fg.muted">
+        {entry.target}
+      </Text>
+    </Stack>
   );
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Backup } from '../../../contracts/backups';
 import type { Instance } from '../../../contracts/instances';
 import type { PageOf } from '../../../contracts/page';
+import type { AuditEntry } from '../../../contracts/users';
 import { etcdctl as etcdctlAs, expectRefused, secretOf } from '../engines/etcdClient';
 import { instanceWorld, type InstanceWorld } from '../instances/world';
 
@@ -115,6 +116,20 @@ describe('a database backup of etcd', () => {
     expectRefused(member(restored), 'nobody', ['get', '/app/flag'], /user name is empty/);
     expectRefused(member(restored), 'owner', ['auth', 'disable'], /permission denied/);
     expect(etcdctlAs(member(restored), ['user', 'list'], { as: 'root' })).toBe('app\nroot\n');
+
+    // The audit trail names it a restore of the backup, into the new instance, and names the backup.
+    const audit = (await world.call('GET', '/admin/audit?action=backups.restore')).json() as PageOf<AuditEntry>;
+    expect(audit.items).toEqual([
+      expect.objectContaining({
+        action: 'backups.restore',
+        target: backup.id,
+        targetName: `database backup of ${kv.name}, ${backup.startedAt}`,
+        targetLink: `/instances/${kv.id}/backups/database`,
+        outcome: 'success',
+        detail: { instanceId: kv.id, newInstanceName: 'kv-restored', newInstanceId: restored.id },
+      }),
+    ]);
+    expect((await world.call('GET', '/admin/audit?action=instances.clone')).json().items).toEqual([]);
   });
 });
 

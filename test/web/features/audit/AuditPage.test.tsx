@@ -22,6 +22,8 @@ const anEntry = (fields: Partial<AuditEntry> = {}): AuditEntry => ({
   userEmail: 'ada@example.com',
   action: 'user.update',
   target: 'user:u-rob',
+  targetName: null,
+  targetLink: null,
   outcome: 'success',
   detail: null,
   ip: '127.0.0.1',
@@ -61,6 +63,27 @@ describe('AuditPage', () => {
     expect(screen.getByRole('link', { name: 'ada@example.com' })).toHaveAttribute('href', '/admin/users/u-ada');
     expect(audit.last()).toEqual({ page: '1', pageSize: '25' });
     expect(screen.getByRole('button', { name: /next/i })).toBeEnabled();
+  });
+
+  it('names each target beside its id, linked to its screen while it exists, and shows a gone one by its id', async () => {
+    const entries = [
+      anEntry({ id: 'a1', action: 'backups.restore', target: 'b-7', targetName: 'database backup of shop, 2025-03-01T02:00:00.000Z', targetLink: '/instances/i-1/backups/database' }),
+      anEntry({ id: 'a2', action: 'groups.update', target: 'g-1', targetName: 'Payments', targetLink: '/groups/g-1' }),
+      anEntry({ id: 'a3', action: 'instances.delete', target: 'i-gone' }),
+    ];
+    openAudit('/admin/audit', () => HttpResponse.json(pageOf(entries)));
+    const rows = within(await table()).getAllByRole('row');
+
+    const targetCell = (row: HTMLElement) => within(row).getAllByRole('cell')[3];
+    expect(targetCell(rows[1])).toHaveTextContent('database backup of shop, 2025-03-01T02:00:00.000Zb-7');
+    expect(within(targetCell(rows[1])).getByRole('link', { name: 'database backup of shop, 2025-03-01T02:00:00.000Z' })).toHaveAttribute(
+      'href',
+      '/instances/i-1/backups/database',
+    );
+    expect(within(targetCell(rows[2])).getByRole('link', { name: 'Payments' })).toHaveAttribute('href', '/groups/g-1');
+    expect(within(targetCell(rows[2])).getByText('g-1')).toBeInTheDocument();
+    expect(targetCell(rows[3])).toHaveTextContent(/^i-gone$/);
+    expect(within(targetCell(rows[3])).queryByRole('link')).not.toBeInTheDocument();
   });
 
   it('asks for the filters in the URL, the "to" day included', async () => {
