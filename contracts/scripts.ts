@@ -39,9 +39,13 @@ export const finishedScriptRunStatuses: readonly ScriptRunStatus[] = ['succeeded
 export const scriptRunPhases = ['queued', 'preparing', 'starting', 'running', 'cleaning', 'finished'] as const;
 export type ScriptRunPhase = (typeof scriptRunPhases)[number];
 
-/** The named sources; any other value is the id of one of the instance's succeeded database backups. */
-export const scriptSources = ['latest-backup', 'live'] as const;
-/** What the sandbox was actually made from (a 'latest-backup' or 'live' run on an instance with nothing to copy gets 'empty'). */
+/**
+ * The named sources; any other value is the id of one of the instance's succeeded database backups.
+ * 'latest-backup' on an instance with no backup is refused (409), never quietly made empty: 'empty'
+ * asks for an empty instance.
+ */
+export const scriptSources = ['latest-backup', 'live', 'empty'] as const;
+/** What the sandbox was actually made from ('live' on an instance that was never initialized gets 'empty'). */
 export const scriptCopyKinds = ['backup', 'live', 'empty'] as const;
 export type ScriptCopyKind = (typeof scriptCopyKinds)[number];
 
@@ -61,7 +65,7 @@ export type SaveScriptRequest = Static<typeof SaveScriptRequest>;
 export const ScriptRunRequest = Type.Object(
   {
     script: Type.Optional(Type.String()),
-    /** 'latest-backup' (default), 'live', or a backup id of this instance. */
+    /** 'latest-backup' (default; 409 when the instance has no backup), 'live', 'empty', or a backup id of this instance. */
     source: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     /** Run every statement even after one failed (default: stop at the first error). */
     continueOnError: Type.Optional(Type.Boolean()),
@@ -139,7 +143,7 @@ export const ScriptRunSummary = Type.Object({
   instanceId: Type.String(),
   status: literals(scriptRunStatuses),
   phase: literals(scriptRunPhases),
-  /** As requested: 'latest-backup', 'live' or a backup id. */
+  /** As requested: 'latest-backup', 'live', 'empty' or a backup id. */
   source: Type.String(),
   /** What the sandbox was made from, once known. */
   copiedFrom: nullable(literals(scriptCopyKinds)),

@@ -45,7 +45,7 @@ function renderResult(result: ScriptResult): string {
 }
 
 function renderRun(run: ScriptRun): string {
-  const from = run.copiedFrom === 'backup' ? `backup ${run.backupId}` : run.copiedFrom === 'live' ? 'a copy of the live data' : 'an empty sandbox';
+  const from = run.copiedFrom === 'backup' ? `backup ${run.backupId}` : run.copiedFrom === 'live' ? 'a copy of the live data' : 'an empty instance';
   const summary = `Run ${run.id} ${run.status} on ${from}: ${run.statements} statement(s), ${run.failures} failed${run.durationMs !== null ? `, ${run.durationMs} ms` : ''}.`;
   const changes = (run.changes ?? []).filter((c) => c.before !== c.after).map((c) => `  ${c.table}: ${c.before} → ${c.after} rows`);
   return [
@@ -95,7 +95,11 @@ export function registerScripts(program: Command): void {
     .command('run')
     .argument('<instance>', 'name or id')
     .argument('[file]', 'a script to run instead of the saved one; - reads stdin')
-    .option('--source <source>', 'what the sandbox copies: latest-backup, live or a backup id', 'latest-backup')
+    .option(
+      '--source <source>',
+      'what the sandbox copies: latest-backup (refused while the instance has none), live, empty (nothing) or a backup id',
+      'latest-backup',
+    )
     .option('--continue-on-error', 'run every statement even after one failed')
     .option('--statement-timeout <seconds>', 'bound on running the statements (server default 60)', positiveInteger)
     .option('--no-wait', waitHelp.noWait)

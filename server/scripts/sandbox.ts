@@ -8,6 +8,7 @@ import { backupsOfInstance, findBackupRow } from '../db/backups';
 import { findInstanceRow, type InstanceRow } from '../db/instances';
 import type { Db } from '../db/schema';
 import type { InstanceRuntime } from '../engines/engine';
+import { HttpProblem } from '../http/problems';
 import type { InstanceService } from '../instances/instanceService';
 
 // A script's sandbox: its name, what fills it, and what it tells about itself afterwards.
@@ -31,15 +32,26 @@ export interface Prepared {
  */
 export const sandboxName = (runId: string) => runId.replace(/-/g, '').slice(0, 12);
 
+/** Why a run on the newest backup cannot start on an instance that has none, and what to ask for instead. */
+export const noBackupText =
+  "The instance has no backup to copy, so the script would run on an empty database. Choose source 'live' for a copy of the live instance, or source 'empty' for an empty instance.";
+
+/** 409 for a run on the newest backup of an instance that has none. */
+export async function checkHasBackup(db: Db, instanceId: string): Promise<void> {
+  if (!(await newestBackup(db, instanceId))) throw new HttpProblem(409, noBackupText, { title: 'No backup to copy' });
+}
+
 /**
  * Fills the sandbox and leaves it running: from a backup (the newest succeeded database backup, or
  * the chosen one; what its restore left out goes to the instance's log, naming the run), a live
  * copy (pg_basebackup or an etcd snapshot of the running instance, a copy of a stopped one's
- * files), or empty when there is nothing to copy.
+ * files; an instance never initialized has nothing to copy), or empty when asked for.
  */
 export async function prepareSandbox(deps: SandboxDeps, instance: InstanceRow, source: string, rt: InstanceRuntime, runId: string): Promise<Prepared> {
   const engine = deps.instances.engine(instance.type);
-  const backupId = source === 'latest-backup' ? await newestBackup(deps.db, instance.id) : source === 'live' ? null : source;
+  const backupId = source === 'latest-backup' ? await newestBackup(deps.db, instance.id) : source === 'live' || source === 'empty' ? null : source;
+  // The last backup was deleted after the run was accepted: still never an empty copy in its place.
+  if (source === 'latest-backup' && !backupId) throw new Error(noBackupText);
   if (backupId) {
     await deps.backups.restoreInto(backupId, rt, {}, { instanceId: instance.id, properties: { runId } });
     // The backup counted every table's rows exactly when it was taken: what the sandbox now holds.

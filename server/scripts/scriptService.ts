@@ -43,7 +43,7 @@ import type { InstanceService } from '../instances/instanceService';
 import type { LogService } from '../logs/logService';
 import { parseEtcdScript, runEtcdCommands, type EtcdCommand } from './etcdScript';
 import { runPgStatements } from './pgScript';
-import { diffCounts, lastLogMessages, prepareSandbox, sandboxName } from './sandbox';
+import { checkHasBackup, diffCounts, lastLogMessages, prepareSandbox, sandboxName } from './sandbox';
 import { splitSql, type SqlStatement } from './sqlSplitter';
 
 export interface ScriptServiceDeps {
@@ -87,7 +87,7 @@ export function checkScriptSize(script: string) {
 
 /**
  * Scripts (DESIGN §5 "Script", issue 15): one saved script per instance, and runs of it in a sandbox —
- * a scratch instance made from the newest backup, a chosen backup, a live copy, or nothing — as the
+ * a scratch instance made from the newest backup, a chosen backup, a live copy, or empty on request — as the
  * instance's owner role, never on the instance itself. One run per instance at a time; each sandbox
  * counts against the group's instance quota and is removed when the run ends, however it ends.
  */
@@ -156,7 +156,8 @@ export class ScriptService {
       throw validationProblem({ timeoutMs: [`At most ${this.timeoutCeilingMs} ms (${Math.round(this.timeoutCeilingMs / 1000)} s) on this server.`] });
     }
     const source = request.source ?? 'latest-backup';
-    if (!(scriptSources as readonly string[]).includes(source)) await this.deps.backups.checkCloneSource(instanceId, source);
+    if (source === 'latest-backup') await checkHasBackup(this.db, instanceId);
+    else if (!(scriptSources as readonly string[]).includes(source)) await this.deps.backups.checkCloneSource(instanceId, source);
     const parsed: Parsed =
       instance.type === 'pg' ? { type: 'pg', statements: splitSql(script) } : { type: 'etcd', statements: parseEtcdScript(script) };
     if (parsed.statements.length === 0) throw validationProblem({ script: ['The script holds no statement to run.'] });

@@ -223,7 +223,8 @@ const samples: Record<string, (f: Fixture, s: Subject) => Sample | Promise<Sampl
   'PUT /instances/{id}/backups/{backupId}/pin': () => ({ body: { pinned: true } }),
   'DELETE /instances/{id}/backups/file/{backupId}': () => ({ query: { force: 'true' } }),
   'PUT /instances/{id}/backups/schedule': () => ({ body: { enabled: true, cron: '0 3 * * *', timeZone: 'Europe/Berlin', keepLast: 7, keepDays: null } }),
-  'POST /instances/{id}/script': () => ({ body: { script: 'select 1' } }),
+  // An instance with no backup runs a script only on an empty copy asked for by name.
+  'POST /instances/{id}/script': () => ({ body: { script: 'select 1', source: 'empty' } }),
   'GET /logs/all': async (f) => ({ query: { instanceId: await instanceInGroup(f.groupId) } }),
   'GET /logs/export': async (f) => ({ query: { instanceId: await instanceInGroup(f.groupId) } }),
   'POST /logs/clear': async (f) => ({ query: { instanceId: await instanceInGroup(f.groupId) } }),

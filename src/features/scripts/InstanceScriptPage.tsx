@@ -8,6 +8,7 @@ import type { Script } from '../../../contracts/scripts';
 import { errorStatus } from '../../api/problemText';
 import { DateTime } from '../../components/DateTime';
 import { EmptyState, ErrorState, LoadingState } from '../../components/ListStates';
+import { Notice } from '../../components/Notice';
 import { PageHeader } from '../../components/PageHeader';
 import { Section } from '../../components/Section';
 import { TextLink } from '../../components/TextLink';
@@ -97,6 +98,9 @@ function ScriptWorkbench({ instance, saved }: { instance: Instance; saved: Scrip
   const shown = useScriptRunQuery({ instanceId, runId: shownId ?? '' }, { skip: shownId === null });
   const run = shown.data?.id === shownId ? shown.data : undefined;
   const active = !!run && run.finishedAt === null;
+  // With no backup the server refuses the newest one rather than run on an empty database: the person chooses.
+  const noBackup = backups.data?.total === 0;
+  const mustChoose = noBackup && source === newestBackup;
 
   useUnsavedGuard(dirty);
 
@@ -104,7 +108,7 @@ function ScriptWorkbench({ instance, saved }: { instance: Instance; saved: Scrip
     if (dirty && !saving.isLoading) void saveScript({ instanceId, script: draft });
   };
   const start = async () => {
-    if (active || starting.isLoading || draft.trim() === '') return;
+    if (active || starting.isLoading || draft.trim() === '' || mustChoose) return;
     const { data } = await runScript({ instanceId, script: draft, source, continueOnError });
     if (data) setChosenRun(data.id);
   };
@@ -187,14 +191,20 @@ function ScriptWorkbench({ instance, saved }: { instance: Instance; saved: Scrip
         </Section>
 
         <Section title="Run" description="The script runs on a throwaway copy as the instance’s owner role; the copy is removed afterwards.">
+          {mustChoose && (
+            <Notice status="warning" title="This instance has no backup yet">
+              Run the script on a copy of the live instance or on an empty instance: choose one under “Run on a copy of”. Without a backup there
+              is nothing else to copy.
+            </Notice>
+          )}
           <HStack gap="6" align="end" wrap="wrap">
-            <SourcePicker value={source} onChange={setSource} backups={backups.data?.items ?? []} />
+            <SourcePicker value={source} onChange={setSource} backups={backups.data?.items ?? []} noBackup={noBackup} />
             <Checkbox.Root checked={continueOnError} onCheckedChange={({ checked }) => setContinueOnError(checked === true)} pb="2">
               <Checkbox.HiddenInput />
               <Checkbox.Control />
               <Checkbox.Label>Continue after errors</Checkbox.Label>
             </Checkbox.Root>
-            <Button onClick={() => void start()} disabled={active || draft.trim() === ''} loading={starting.isLoading}>
+            <Button onClick={() => void start()} disabled={active || draft.trim() === '' || mustChoose} loading={starting.isLoading}>
               Run <Kbd size="sm">Ctrl+Enter</Kbd>
             </Button>
           </HStack>

@@ -182,6 +182,18 @@ describe('an etcd instance through the client', () => {
     expect(ran.stderr).toMatch(/^warden: .+\n {2}no-such-flag: .+/m);
   });
 
+  it("refuses a script run on the latest backup while there is none, with the server's reason, and runs on an empty instance when asked", async () => {
+    const refused = await warden(['script', 'run', 'cli-kv', '-'], { input: 'get /cli/flag\n' });
+
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^warden: Conflict: The instance has no backup to copy.*'live' for a copy of the live instance, or source 'empty' for an empty instance/m);
+
+    const ran = await warden(['script', 'run', 'cli-kv', '-', '--source', 'empty'], { input: 'get /cli/flag\n' });
+
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toMatch(/succeeded on an empty instance: 1 statement\(s\), 0 failed/);
+  });
+
   it('takes a database backup and downloads it, checked against the recorded SHA-256', async () => {
     backup = await json<Backup>(['backups', 'create', 'cli-kv']);
     expect(backup).toMatchObject({ status: 'succeeded', kind: 'database', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });

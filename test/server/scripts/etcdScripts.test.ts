@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Instance } from '../../../contracts/instances';
 import type { ScriptRun } from '../../../contracts/scripts';
 import { etcdctl as etcdctlAs } from '../engines/etcdClient';
+import { expectProblem } from '../helpers';
 import { instanceWorld, type InstanceWorld } from '../instances/world';
 
 // etcd scripts on a real etcd 3.4 member: one command a line, run with etcdctl against a sandbox
@@ -59,8 +60,27 @@ describe('running an etcd script', () => {
     expect(fs.readdirSync(path.join(world.dataDir, 'instances')).filter((n) => n.startsWith('.'))).toEqual([]);
   });
 
+  it('refuses to run on the newest backup of an instance that has none, saying what to choose instead, and runs on an empty instance when asked', async () => {
+    const runs = async () => (await world.call('GET', `/instances/${config.id}/script/runs`)).json().total as number;
+    const before = await runs();
+    const refused = await world.call('POST', `/instances/${config.id}/script`, { script: 'get --prefix app/' });
+    expectProblem(refused, 409);
+    expect(refused.json()).toMatchObject({
+      title: 'No backup to copy',
+      detail: expect.stringMatching(/no backup to copy.*source 'live' for a copy of the live instance, or source 'empty' for an empty instance/),
+    });
+    // No run was made, and the refusal is in the audit trail.
+    expect(await runs()).toBe(before);
+    const audit = (await world.call('GET', '/admin/audit?action=scripts.run&outcome=failure')).json();
+    expect(audit.items).toEqual([expect.objectContaining({ target: config.id, targetName: 'config', detail: expect.objectContaining({ status: 409 }) })]);
+
+    const empty = await run({ script: 'get --prefix app/', source: 'empty' });
+    expect(empty).toMatchObject({ status: 'succeeded', source: 'empty', copiedFrom: 'empty', backupId: null });
+    expect(empty.results[0].output).toBe('');
+  });
+
   it('stops at a line that is not a command, pointing at its line', async () => {
-    const result = await run({ script: 'put a 1\nwatch a\nget a' });
+    const result = await run({ script: 'put a 1\nwatch a\nget a', source: 'empty' });
     expect(result).toMatchObject({ status: 'failed', copiedFrom: 'empty', failures: 1 });
     expect(result.results).toHaveLength(2);
     expect(result.results[1].error).toMatchObject({ line: 2, message: expect.stringMatching(/unknown command watch/) });

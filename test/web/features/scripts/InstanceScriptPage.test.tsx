@@ -22,12 +22,12 @@ const orders = anInstance({ id: 'i-1', name: 'orders' });
 const olderBackup = aBackup({ id: 'b-1', startedAt: '2025-02-01T03:00:00.000Z', sizeBytes: 1_000_000 });
 const newerBackup = aBackup({ id: 'b-2', startedAt: '2025-02-02T03:00:00.000Z', sizeBytes: 2_000_000 });
 
-function openScript(options: Parameters<typeof scriptServer>[0] = {}, instance = orders) {
+function openScript(options: Parameters<typeof scriptServer>[0] = {}, instance = orders, backups = [olderBackup, newerBackup]) {
   const scripts = scriptServer(options);
   server.use(
     meHandler(admin),
     ...instanceServer(instance).handlers,
-    ...backupServer({ backups: [olderBackup, newerBackup] }).handlers,
+    ...backupServer({ backups }).handlers,
     ...scripts.handlers,
   );
   const user = userEvent.setup({ pointerEventsCheck: PointerEventsCheckLevel.Never });
@@ -227,13 +227,15 @@ describe('InstanceScriptPage', () => {
     await editor();
     const source = screen.getByRole('combobox', { name: 'Run on a copy of' });
     const sources = await openOptions(user, source);
-    await waitFor(() => expect(within(sources).getAllByRole('option')).toHaveLength(4));
+    await waitFor(() => expect(within(sources).getAllByRole('option')).toHaveLength(5));
     expect(within(sources).getAllByRole('option').map((option) => option.textContent)).toEqual([
       'Newest backup',
       `Backup of ${formatDateTime(newerBackup.startedAt)} (2.0 MB)`,
       `Backup of ${formatDateTime(olderBackup.startedAt)} (1.0 MB)`,
       'Live copy (the data now)',
+      'Empty instance (no data)',
     ]);
+    expect(screen.queryByText('This instance has no backup yet')).not.toBeInTheDocument();
 
     await pickOption(user, source, `Backup of ${formatDateTime(olderBackup.startedAt)} (1.0 MB)`);
     await user.click(screen.getByRole('checkbox', { name: 'Continue after errors' }));
@@ -249,6 +251,31 @@ describe('InstanceScriptPage', () => {
     await waitFor(() => expect(screen.getByRole('button', { name: /^Run/ })).toBeEnabled());
     await user.click(screen.getByRole('button', { name: /^Run/ }));
     await waitFor(() => expect(scripts.bodies.at(-1)).toEqual({ script: 'select 1;', source: 'live', continueOnError: true }));
+  });
+
+  it('says so before running when the instance has no backup, and runs only on the copy chosen: the live instance or an empty one', async () => {
+    const { scripts, user } = openScript({}, orders, []);
+    await editor();
+
+    expect(await screen.findByText('This instance has no backup yet')).toBeInTheDocument();
+    expect(screen.getByText(/on a copy of the live instance or on an empty instance/)).toBeInTheDocument();
+    const run = screen.getByRole('button', { name: /^Run/ });
+    expect(run).toBeDisabled();
+    ctrl('Enter');
+    const source = screen.getByRole('combobox', { name: 'Run on a copy of' });
+    const sources = await openOptions(user, source);
+    expect(within(sources).getAllByRole('option').map((option) => [option.textContent, option.getAttribute('aria-disabled') === 'true'])).toEqual([
+      ['Newest backup (there is none)', true],
+      ['Live copy (the data now)', false],
+      ['Empty instance (no data)', false],
+    ]);
+
+    await pickOption(user, source, 'Empty instance (no data)');
+    expect(screen.queryByText('This instance has no backup yet')).not.toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: /^Run/ }));
+
+    await waitFor(() => expect(scripts.bodies).toEqual([{ script: 'select 1;', source: 'empty', continueOnError: false }]));
+    expect(await region('Results').findByText('Empty instance')).toBeInTheDocument();
   });
 
   it('lists the runs and shows the one picked', async () => {
