@@ -64,7 +64,7 @@ async function run(body: Record<string, unknown>): Promise<ScriptRun> {
 
 const instancesDir = () => path.join(world.dataDir, 'instances');
 const sandboxDir = (runId: string) => path.join(instancesDir(), `.scratch-pg-${sandboxName(runId)}`);
-const leftovers = () => fs.readdirSync(instancesDir()).filter((name) => name.startsWith('.'));
+const leftovers = () => fs.readdirSync(instancesDir()).filter((name) => name.startsWith('.') && name !== '.limits');
 
 /**
  * Process ids working in `dir` (from /proc): PostgreSQL's server processes all run in their data folder.
