@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef } from 'react';
-import { useSearchParams } from 'react-router-dom';
+import { useLocation, useSearchParams } from 'react-router-dom';
 
 import { defaultPageSize, maxPageSize } from '../../contracts/pageLimits';
 
@@ -57,9 +57,9 @@ export function useListParams<Filter extends string = never>({
     pending.current = null;
   }, [query]);
 
-  const update = useCallback(
-    (patch: Record<string, Value>, replace = false) => {
-      const next = new URLSearchParams(pending.current ?? query);
+  const patched = useCallback(
+    (base: string, patch: Record<string, Value>) => {
+      const next = new URLSearchParams(base);
       // Defaults stay out of the URL, so a plain list has a plain address.
       for (const [name, value] of Object.entries(patch)) {
         const isDefault =
@@ -68,10 +68,28 @@ export function useListParams<Filter extends string = never>({
         else next.set(key(name), String(value));
       }
       if (!('page' in patch)) next.delete(key('page'));
+      return next;
+    },
+    [key],
+  );
+
+  const update = useCallback(
+    (patch: Record<string, Value>, replace = false) => {
+      const next = patched(pending.current ?? query, patch);
       pending.current = next.toString();
       setSearchParams(next, { replace });
     },
-    [setSearchParams, key, query],
+    [setSearchParams, patched, query],
+  );
+
+  // The address of another page of this list, for a link to it.
+  const { pathname } = useLocation();
+  const pageHref = useCallback(
+    (page: number) => {
+      const next = patched(query, { page }).toString();
+      return next ? `${pathname}?${next}` : pathname;
+    },
+    [patched, query, pathname],
   );
 
   // What the API takes: the list state and its filters, a search of spaces being none.
@@ -84,6 +102,7 @@ export function useListParams<Filter extends string = never>({
     params,
     filters: filterValues,
     args,
+    pageHref,
     setPage: useCallback((page: number) => update({ page }), [update]),
     setPageSize: useCallback((pageSize: number) => update({ pageSize }), [update]),
     setSort: useCallback((sort: string) => update({ sort }), [update]),
