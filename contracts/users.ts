@@ -13,6 +13,10 @@ export const User = Type.Object({
   disabled: Type.Boolean(),
   createdAt: Type.String(),
   lastLoginAt: Type.Union([Type.String(), Type.Null()]),
+  /** When the account's last sign-in lockout in force ends (lockouts are per client address); null when none is. */
+  lockedUntil: Type.Union([Type.String(), Type.Null()]),
+  /** Failed sign-ins still counting towards a lockout, from every address, since the last success or unlock. */
+  failedSignIns: Type.Integer(),
 });
 export type User = Static<typeof User>;
 

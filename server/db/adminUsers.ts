@@ -3,6 +3,7 @@ import type { PageOf } from '../../contracts/page';
 import type { Role } from '../../contracts/roles';
 import type { User as UserView } from '../../contracts/users';
 import { hashPassword } from '../auth/passwords';
+import { lockStates, type LockState } from './loginFailures';
 import { contains, offsetOf, pageOf, parseSort, type PageWindow, type SortKey } from './paging';
 import type { Db } from './schema';
 import type { User } from './users';
@@ -14,10 +15,13 @@ export type UserSort = SortKey<(typeof userSortFields)[number]>;
 
 const sortColumns = { email: 'email', createdAt: 'created_at', lastLoginAt: 'last_login_at' } as const;
 
-/** The administrative view of a user: never the password hash, secret or security stamp. */
-export function userView(user: User): UserView {
+const notLocked: LockState = { lockedUntil: null, failedSignIns: 0 };
+
+/** The administrative view of a user, with their sign-in lock: never the password hash, secret or security stamp. */
+export async function userView(db: Db, user: User, now: Date): Promise<UserView> {
   const { id, email, role, emailConfirmed, twoFactorEnabled, disabled, createdAt, lastLoginAt } = user;
-  return { id, email, role, emailConfirmed, twoFactorEnabled, disabled, createdAt, lastLoginAt };
+  const lock = (await lockStates(db, [id], now)).get(id) ?? notLocked;
+  return { id, email, role, emailConfirmed, twoFactorEnabled, disabled, createdAt, lastLoginAt, ...lock };
 }
 
 export interface UsersListQuery {
@@ -28,7 +32,7 @@ export interface UsersListQuery {
   window: PageWindow;
 }
 
-export async function listUsers(db: Db, query: UsersListQuery): Promise<PageOf<UserView>> {
+export async function listUsers(db: Db, query: UsersListQuery, now: Date): Promise<PageOf<UserView>> {
   let base = db.selectFrom('users');
   // E-mails are stored lower-cased, so a lower-cased search is case-insensitive on both dialects.
   if (query.search) base = base.where(contains('email', query.search.toLowerCase()));
@@ -47,6 +51,7 @@ export async function listUsers(db: Db, query: UsersListQuery): Promise<PageOf<U
       .offset(offsetOf(query.window))
       .execute(),
   ]);
+  const locks = await lockStates(db, rows.map((row) => row.id), now);
   return pageOf(
     query.window,
     total,
@@ -59,6 +64,7 @@ export async function listUsers(db: Db, query: UsersListQuery): Promise<PageOf<U
       disabled: row.disabled === 1,
       createdAt: row.created_at,
       lastLoginAt: row.last_login_at,
+      ...(locks.get(row.id) ?? notLocked),
     })),
   );
 }

@@ -58,7 +58,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     },
     async (request) => {
       const { search, role, disabled, sort = 'email' } = request.query;
-      return listUsers(ctx.db, { search, role, disabled, sort, window: pageWindow(request.query) });
+      return listUsers(ctx.db, { search, role, disabled, sort, window: pageWindow(request.query) }, ctx.clock());
     },
   );
 
@@ -94,7 +94,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
         },
       );
       publish(user.id, 'created');
-      return reply.code(201).send(userView(user));
+      return reply.code(201).send(await userView(ctx.db, user, ctx.clock()));
     },
   );
 
@@ -113,7 +113,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     async (request) => {
       const user = await users.findById(ctx.db, request.params.id);
       if (!user) throw notFound(request.params.id);
-      return userView(user);
+      return userView(ctx.db, user, ctx.clock());
     },
   );
 
@@ -166,7 +166,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       // Hub connections carry the role they were opened with, so a changed role must reconnect too.
       if (roleChanged && !change.disabled) ctx.hub.closeUser(id, 'Your role was changed.');
       publish(id, 'updated');
-      return userView(user);
+      return userView(ctx.db, user, ctx.clock());
     },
   );
 
@@ -250,7 +250,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
         return (await users.findById(ctx.db, id))!;
       });
       publish(id, 'updated');
-      return userView(user);
+      return userView(ctx.db, user, ctx.clock());
     },
   );
 };

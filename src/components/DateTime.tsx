@@ -9,11 +9,15 @@ export function formatDate(value: string | Date): string {
   return `${pad(at.getMonth() + 1)}/${pad(at.getDate())}/${pad(at.getFullYear() % 100)}`;
 }
 
+/** The local time of day, hh:mm (24 hours), or hh:mm:ss. */
+export function formatTime(value: string | Date, { seconds = false }: { seconds?: boolean } = {}): string {
+  const at = new Date(value);
+  return `${pad(at.getHours())}:${pad(at.getMinutes())}${seconds ? `:${pad(at.getSeconds())}` : ''}`;
+}
+
 /** mm/dd/yy with the local time, to the minute, or to the second where events come in bursts. */
 export function formatDateTime(iso: string, { seconds = false }: { seconds?: boolean } = {}): string {
-  const at = new Date(iso);
-  const time = `${pad(at.getHours())}:${pad(at.getMinutes())}${seconds ? `:${pad(at.getSeconds())}` : ''}`;
-  return `${formatDate(at)} ${time}`;
+  return `${formatDate(iso)} ${formatTime(iso, { seconds })}`;
 }
 
 /** A moment as the console shows it; the full timestamp on hover. */

@@ -89,6 +89,8 @@ describe('GET /admin/users', () => {
           disabled: false,
           createdAt: expect.any(String),
           lastLoginAt: '2030-01-02T03:04:05.000Z',
+          lockedUntil: null,
+          failedSignIns: 0,
         },
       ],
       total: 1,
@@ -172,6 +174,8 @@ describe('POST /admin/users', () => {
       disabled: false,
       createdAt: '2030-01-02T03:04:05.000Z',
       lastLoginAt: null,
+      lockedUntil: null,
+      failedSignIns: 0,
     });
     expect((await login(h, { email: 'new.person@example.com', password: goodPassword })).statusCode).toBe(200);
     expect(events).toContainEqual({ event: 'UserChanged', payload: { id: user.id, change: 'created' }, audience: { kind: 'admins' } });

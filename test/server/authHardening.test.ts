@@ -265,6 +265,38 @@ describe('admin: unlock and reset two-factor', () => {
     expect((await auditOf('admin.users.unlock'))[0]).toMatchObject({ outcome: 'success', target: aliceId, detail: { locksLifted: 2 } });
   });
 
+  it('the user and the users list show the lockout in force and the failed sign-ins behind it, until unlocked', async () => {
+    const adminGet = async (url: string) => (await h.app.inject({ method: 'GET', url, headers: { cookie: admin } })).json();
+    const lockOf = async () => {
+      const one = (await adminGet(`/admin/users/${aliceId}`)) as { lockedUntil: string | null; failedSignIns: number };
+      const listed = (await adminGet('/admin/users?search=alice')).items[0] as typeof one;
+      expect(listed).toMatchObject({ lockedUntil: one.lockedUntil, failedSignIns: one.failedSignIns });
+      return { lockedUntil: one.lockedUntil, failedSignIns: one.failedSignIns };
+    };
+    expect(await lockOf()).toEqual({ lockedUntil: null, failedSignIns: 0 });
+
+    for (let i = 0; i < 2; i++) await loginFrom('10.0.0.2', { ...alice, password: 'Wrong-pass-1' });
+    expect(await lockOf()).toEqual({ lockedUntil: null, failedSignIns: 2 });
+    for (let i = 0; i < 5; i++) await loginFrom('10.0.0.1', { ...alice, password: 'Wrong-pass-1' });
+    // Locked on the fifth, at the harness clock's 03:04:05, for 5 minutes; the other address's two still count.
+    expect(await lockOf()).toEqual({ lockedUntil: '2030-01-02T03:09:05.000Z', failedSignIns: 7 });
+
+    await h.app.inject({ method: 'POST', url: `/admin/users/${aliceId}/unlock`, headers: { cookie: admin, origin } });
+    expect(await lockOf()).toEqual({ lockedUntil: null, failedSignIns: 0 });
+  });
+
+  it('a lockout that has passed is no longer shown, and the next failure counts afresh', async () => {
+    for (let i = 0; i < 5; i++) await loginFrom('10.0.0.1', { ...alice, password: 'Wrong-pass-1' });
+    h.clock.advance(5 * 60_000 + 1000);
+    const view = async () => (await h.app.inject({ method: 'GET', url: `/admin/users/${aliceId}`, headers: { cookie: admin } })).json();
+    expect(await view()).toMatchObject({ lockedUntil: null, failedSignIns: 0 });
+
+    await loginFrom('10.0.0.1', { ...alice, password: 'Wrong-pass-1' });
+
+    expect(await view()).toMatchObject({ lockedUntil: null, failedSignIns: 1 });
+    expect((await loginFrom('10.0.0.1', alice)).statusCode).toBe(200);
+  });
+
   it('POST /admin/users/{id}/reset-2fa turns two-factor off and drops the key and recovery codes, audited', async () => {
     const { recoveryCodes } = await aliceWithTwoFactor();
 

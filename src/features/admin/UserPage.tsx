@@ -70,7 +70,7 @@ function UserDetail({ user }: { user: User }) {
           <Facts
             items={[
               ['Role', <RoleBadge role={user.role} />],
-              ['Status', <UserStatus disabled={user.disabled} />],
+              ['Status', <UserStatus user={user} />],
               ['E-mail confirmed', user.emailConfirmed ? 'Yes' : 'No'],
               ['Two-factor', user.twoFactorEnabled ? 'On' : 'Off'],
               ['Created', <DateTime value={user.createdAt} />],

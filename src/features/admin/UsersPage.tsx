@@ -27,7 +27,7 @@ const columns: Column<User>[] = [
   },
   { key: 'role', header: 'Role', cell: (user) => <RoleBadge role={user.role} /> },
   { key: 'twoFactor', header: 'Two-factor', cell: (user) => (user.twoFactorEnabled ? 'On' : 'Off') },
-  { key: 'status', header: 'Status', cell: (user) => <UserStatus disabled={user.disabled} /> },
+  { key: 'status', header: 'Status', cell: (user) => <UserStatus user={user} /> },
   { key: 'created', header: 'Created', sortBy: 'createdAt', cell: (user) => <DateTime value={user.createdAt} /> },
   {
     key: 'lastLogin',

@@ -77,9 +77,10 @@ export const usersApi = baseApi.injectEndpoints({
       },
     }),
 
-    // Lockouts are not part of the user's record, so nothing cached changes.
+    // The user's record shows their lockout, in the list and on their page.
     unlockUser: build.mutation<UnlockResult, { id: string; email: string }>({
       query: ({ id }) => ({ url: `/admin/users/${encodeURIComponent(id)}/unlock`, method: 'POST' }),
+      invalidatesTags: (result, _error, { id }) => (result ? [{ type: 'User', id }, list] : []),
       async onQueryStarted({ email }, { dispatch, queryFulfilled }) {
         const { data } = await queryFulfilled.catch(() => ({ data: undefined }));
         if (!data) return;

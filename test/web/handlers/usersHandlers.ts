@@ -13,6 +13,8 @@ export const aUser = (overrides: Partial<User> = {}): User => ({
   disabled: false,
   createdAt: '2025-01-02T03:04:05.000Z',
   lastLoginAt: null,
+  lockedUntil: null,
+  failedSignIns: 0,
   ...overrides,
 });
 

@@ -168,6 +168,26 @@ describe('UserPage', () => {
     expect(posts).toEqual(['u-bob']);
   });
 
+  it('shows a lockout in force with its time and failures beside Unlock, and unlocking clears it', async () => {
+    const shown = { ...bob, lockedUntil: new Date(2099, 0, 2, 9, 5).toISOString(), failedSignIns: 1 };
+    server.use(
+      http.post('/admin/users/:id/unlock', () => {
+        Object.assign(shown, { lockedUntil: null, failedSignIns: 0 });
+        return HttpResponse.json({ locksLifted: 1 });
+      }),
+    );
+    const { user } = openUser(shown);
+    const account = await facts();
+    expect(account.getByText(/Locked until/)).toHaveTextContent('Locked until 09:05 (1 failed sign-in)');
+    expect(account.queryByText('Enabled')).not.toBeInTheDocument();
+
+    await user.click(account.getByRole('button', { name: 'Unlock sign-in for bob@example.com' }));
+    await confirm(user, 'Unlock sign-in for bob@example.com?', 'Unlock');
+
+    expect(await account.findByText('Enabled')).toBeInTheDocument();
+    expect(account.queryByText(/Locked until/)).not.toBeInTheDocument();
+  });
+
   it('resets two-factor after a confirmation, and the page shows it off', async () => {
     const posts: string[] = [];
     const shown = { ...bob };

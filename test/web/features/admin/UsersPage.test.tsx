@@ -118,6 +118,40 @@ describe('UsersPage', () => {
   });
 });
 
+describe('a locked user', () => {
+  // Far ahead, so the lockout is still in force whenever the test runs; 16:42 in the reader's time.
+  const lockedUntil = new Date(2099, 0, 2, 16, 42).toISOString();
+
+  it('shows the lockout in force beside its Unlock, and after unlocking shows Enabled again', async () => {
+    const una = aUser({ id: 'u-una', email: 'una@example.com', lockedUntil, failedSignIns: 5 });
+    const unlocks: string[] = [];
+    server.use(
+      http.post('/admin/users/:id/unlock', ({ params }) => {
+        unlocks.push(String(params.id));
+        Object.assign(una, { lockedUntil: null, failedSignIns: 0 });
+        return HttpResponse.json({ locksLifted: 1 });
+      }),
+    );
+    const { user } = openUsers('/admin/users', () => pageOf([una, rob]));
+    const row = within(await table()).getByRole('link', { name: 'una@example.com' }).closest('tr') as HTMLElement;
+    const status = within(row).getAllByRole('cell')[3];
+    expect(status).toHaveTextContent(/^Locked until 16:42 \(5 failed sign-ins\)Unlock$/);
+    expect(within(status).queryByText('Enabled')).not.toBeInTheDocument();
+
+    await user.click(within(status).getByRole('button', { name: 'Unlock sign-in for una@example.com' }));
+    await user.click(within(await screen.findByRole('dialog', { name: 'Unlock sign-in for una@example.com?' })).getByRole('button', { name: 'Unlock' }));
+
+    await waitFor(() => expect(status).toHaveTextContent(/^Enabled$/));
+    expect(unlocks).toEqual(['u-una']);
+  });
+
+  it('no longer shows a lockout that has passed', async () => {
+    openUsers('/admin/users', () => pageOf([aUser({ lockedUntil: '2020-01-01T00:00:00.000Z', failedSignIns: 5 })]));
+    const status = within(await table()).getAllByRole('row')[1].querySelectorAll('td')[3];
+    expect(status).toHaveTextContent(/^Enabled$/);
+  });
+});
+
 describe('Create user', () => {
   function createHandler(answer: (body: Record<string, unknown>) => Response) {
     const bodies: Record<string, unknown>[] = [];
