@@ -1,6 +1,6 @@
 import type { Action } from '@reduxjs/toolkit';
 import { buffers, eventChannel, type Channel, type EventChannel, type SagaIterator, type Task } from 'redux-saga';
-import { actionChannel, call, cancel, fork, put, race, select, spawn, take, takeEvery } from 'redux-saga/effects';
+import { actionChannel, all, call, cancel, fork, put, race, select, spawn, take, takeEvery } from 'redux-saga/effects';
 import { hubEvents } from '../../../contracts/hub';
 import { baseApi } from '../../api/baseApi';
 import { errorStatus } from '../../api/problemText';
@@ -52,24 +52,51 @@ function linkChannel(connection: HubConnectionLike): EventChannel<LinkSignal> {
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-function* invokeGroup(connection: HubConnectionLike, verb: 'Join' | 'Leave', group: GroupRef): SagaIterator {
+/**
+ * What a page shows of a group that it fetched before the group was joined: events pushed in
+ * between are lost, so it is read again once the join holds. An instance's operation is the one
+ * that matters: a missed OperationCompleted would leave its page waiting, every action disabled.
+ */
+function tagsReadAfterJoin({ name, args: [id] }: GroupRef) {
+  if (name === 'Instances') return [{ type: 'Instance' as const, id: 'LIST' }];
+  if (name === 'Instance' && id) return [{ type: 'Instance' as const, id }];
+  return [];
+}
+
+/** Answers whether the hub took it. */
+function* invokeGroup(connection: HubConnectionLike, verb: 'Join' | 'Leave', group: GroupRef): SagaIterator<boolean> {
   try {
     yield call([connection, connection.invoke], `${verb}${group.name}`, ...group.args);
+    return true;
   } catch (error) {
     // A link that dropped meanwhile cancels its pending calls; the groups are re-joined on reconnect.
-    if ((yield select(selectConnection)) !== 'Connected') return;
+    if ((yield select(selectConnection)) !== 'Connected') return false;
     yield put(pushToast({ status: 'error', summary: `Could not ${verb.toLowerCase()} ${group.name}`, detail: messageOf(error) }));
+    return false;
   }
+}
+
+/** Joins a group, then reads again what its page fetched before the join held. */
+function* joinGroup(connection: HubConnectionLike, group: GroupRef): SagaIterator {
+  const joined: boolean = yield call(invokeGroup, connection, 'Join', group);
+  const tags = tagsReadAfterJoin(group);
+  if (joined && tags.length > 0) yield put(baseApi.util.invalidateTags(tags));
 }
 
 /**
  * A fresh link knows no groups: join every group pages hold. When the browser was without a link
- * before (a reconnect, a retry), events may have been missed, so cached data is refetched.
+ * before (a reconnect, a retry), events may have been missed, so cached data is refetched, after
+ * the groups are joined: no event can fall between the answer and the join.
  */
 function* joinAll(connection: HubConnectionLike, refresh: boolean): SagaIterator {
   const joined: ReturnType<typeof selectJoinedGroups> = yield select(selectJoinedGroups);
-  for (const group of Object.values(joined)) yield fork(invokeGroup, connection, 'Join', group);
-  if (refresh) yield put(baseApi.util.invalidateTags(['Instance', 'Group', 'Backup', 'Log', 'User', 'Statistics']));
+  const groups = Object.values(joined);
+  if (!refresh) {
+    for (const group of groups) yield fork(joinGroup, connection, group);
+    return;
+  }
+  yield all(groups.map((group) => call(invokeGroup, connection, 'Join', group)));
+  yield put(baseApi.util.invalidateTags(['Instance', 'Group', 'Backup', 'Log', 'User', 'Statistics']));
 }
 
 /**
@@ -93,7 +120,7 @@ function* groupRequests(connection: HubConnectionLike): SagaIterator {
     const state: RootState = yield select();
     if (state.realtime.connection !== 'Connected') return; // joined on (re)connect
     const stillJoined = state.realtime.joined[groupKey(action.payload)];
-    if (groupJoined.match(action) && stillJoined?.count === 1) yield fork(invokeGroup, connection, 'Join', action.payload);
+    if (groupJoined.match(action) && stillJoined?.count === 1) yield fork(joinGroup, connection, action.payload);
     if (groupLeft.match(action) && !stillJoined) yield fork(invokeGroup, connection, 'Leave', action.payload);
   });
 }

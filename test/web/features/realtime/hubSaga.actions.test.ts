@@ -45,6 +45,7 @@ describe('connectionSaga: the actions of one connection’s life', () => {
     hub.push('DebugMessage', { text: 'hi', from: 'ada', sentAt: 'x' });
     hub.reconnecting(new Error('lost'));
     hub.reconnected();
+    await settle();
     hub.reconnecting(new Error('lost again'));
     hub.close();
     await task.toPromise();
@@ -52,6 +53,8 @@ describe('connectionSaga: the actions of one connection’s life', () => {
     expect(described()).toEqual([
       'realtime/connectionChanged Connecting',
       'realtime/connectionChanged Connected',
+      // The list the page fetched before the join held is read again.
+      'api/invalidateTags',
       'realtime/event/DebugMessage',
       'realtime/connectionChanged Reconnecting (lost)',
       'realtime/connectionChanged Connected',
@@ -72,6 +75,7 @@ describe('connectionSaga: the actions of one connection’s life', () => {
     expect(described()).toEqual([
       'realtime/connectionChanged Connecting',
       'realtime/connectionChanged Connected',
+      'api/invalidateTags',
       'realtime/connectionChanged Reconnecting (lost)',
       'realtime/connectionChanged Connected',
     ]);
@@ -97,6 +101,7 @@ describe('connectionSaga: the actions of one connection’s life', () => {
     expect(described()).toEqual([
       'realtime/connectionChanged Connecting',
       'realtime/connectionChanged Connected',
+      'api/invalidateTags',
       'realtime/connectionChanged Disconnected',
     ]);
   });
