@@ -33,6 +33,11 @@ const toLocalInput = (iso?: string) => {
 };
 const fromLocalInput = (value: string) => (value ? new Date(value).toISOString() : undefined);
 
+function matchingText(count: number, exact: boolean): string {
+  if (!exact) return `More than ${count - 1} matching entries`;
+  return `${count} matching ${count === 1 ? 'entry' : 'entries'}`;
+}
+
 /**
  * The log viewer of the Logs screen and of an instance's page (with `instanceId` fixed): filters
  * kept in the URL, a level histogram, the virtualized entries with a live tail, an entry drawer,
@@ -68,10 +73,11 @@ export function LogsView({ instanceId: fixedInstance, prefix = '' }: { instanceI
   const instances = useInstancesQuery({ page: 1, pageSize: 200 }, { skip: !!fixedInstance });
   const instanceNames = useMemo(() => new Map((instances.data?.items ?? []).map((i) => [i.id, i.name])), [instances.data]);
 
-  const rows = useMemo(() => {
+  const { rows, arrivedLive } = useMemo(() => {
     const loaded = pages.data?.pages.flatMap((page) => page.items) ?? [];
     const seen = new Set(loaded.map((entry) => entry.id));
-    return [...tail.shown.filter((entry) => !seen.has(entry.id)), ...loaded];
+    const live = tail.shown.filter((entry) => !seen.has(entry.id));
+    return { rows: [...live, ...loaded], arrivedLive: live.length };
   }, [pages.data, tail.shown]);
   const firstPage = pages.data?.pages[0];
 
@@ -234,8 +240,9 @@ export function LogsView({ instanceId: fixedInstance, prefix = '' }: { instanceI
 
       <HStack as="footer" justify="space-between" color="fg.muted" fontSize="sm" wrap="wrap">
         <Text>
-          {firstPage ? `${firstPage.totalExact ? firstPage.total : `More than ${firstPage.total - 1}`} matching entries` : ''}
-          {tail.shown.length > 0 ? ` · ${tail.shown.length} arrived live` : ''}
+          {/* The server counted what it had when asked; what arrived live since adds to that. */}
+          {firstPage ? matchingText(firstPage.total + arrivedLive, firstPage.totalExact) : ''}
+          {arrivedLive > 0 ? `, ${arrivedLive} of them arrived live` : ''}
         </Text>
         {size.data && (
           <Text>

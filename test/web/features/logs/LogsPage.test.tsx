@@ -172,6 +172,20 @@ describe('LogsPage', () => {
     expect(screen.getByText(/5 matching entries/)).toBeInTheDocument();
   });
 
+  it('counts what arrived live among the matching entries, so the footer adds up to the rows', async () => {
+    const { store } = openLogs(admin, '/logs', []);
+    expect(await screen.findByText('No entries match these filters.', {}, firstRender)).toBeInTheDocument();
+    expect(screen.getByText('0 matching entries')).toBeInTheDocument();
+    act(() => {
+      const entries = Array.from({ length: 8 }, (_, i) =>
+        aLogEntry({ id: 40 + i, timestamp: new Date().toISOString(), instanceId: 'i-1', message: `live ${i}` }),
+      );
+      store.dispatch(hubEvent('LogsAppended', { instanceId: 'i-1', entries, skipped: 0 }, 't'));
+    });
+    await waitFor(() => expect(messages()).toHaveLength(8));
+    expect(screen.getByText('8 matching entries, 8 of them arrived live')).toBeInTheDocument();
+  });
+
   it('says when no entry matches', async () => {
     openLogs(admin, '/logs', []);
     expect(await screen.findByText('No entries match these filters.', {}, firstRender)).toBeInTheDocument();
