@@ -114,12 +114,14 @@ export default function webpackConfig(env: WebpackEnv = {}): Configuration {
       }),
       new HtmlWebpackPlugin({
         template: path.join(root, 'public/index.html'),
-        templateParameters: {
+        // The build id lets an open page tell that the server now serves another build (src/app/buildId.ts).
+        templateParameters: (compilation) => ({
           publicPath,
           defaultTheme,
+          buildId: compilation.fullHash ?? compilation.hash ?? '',
           themeNames: themes.map((t) => t.name).join(' '),
           darkThemeNames: themes.filter((t) => t.palette.dark).map((t) => t.name).join(' '),
-        },
+        }),
       }),
       new PublicAssetsPlugin(path.join(root, 'public')),
       ...(production

@@ -3,14 +3,16 @@ import { createBrowserRouter, replace, type RouteObject } from 'react-router-dom
 import type { Role } from '../../contracts/roles';
 import { routes, type RouteName } from '../../contracts/routes';
 import { accountPaths } from '../features/auth/accountPaths';
+import { retryable } from './chunkRetry';
 import { redirectSignedIn, requireRole, requireUser, type PreviousLocation } from './guard';
+import { RouteError } from './RouteError';
 import type { AppStore } from './store';
 
 export type AppRouter = ReturnType<typeof createBrowserRouter>;
 
-/** A lazy screen: webpack puts each in its own chunk, loaded on first visit. */
+/** A lazy screen: webpack puts each in its own chunk, loaded on first visit (again, if that failed). */
 function screen<Name extends string>(load: () => Promise<Record<Name, ComponentType>>, name: Name) {
-  return async () => ({ Component: (await load())[name] });
+  return retryable(async () => ({ Component: (await load())[name] }));
 }
 
 /**
@@ -30,7 +32,7 @@ async function framed(loadScreen: Promise<ComponentType>): Promise<ComponentType
 
 /** A lazy screen of its own, outside the signed-in layout, in the Chakra frame. */
 function framedScreen<Name extends string>(load: () => Promise<Record<Name, ComponentType>>, name: Name) {
-  return async () => ({ Component: await framed(load().then((module) => module[name])) });
+  return retryable(async () => ({ Component: await framed(load().then((module) => module[name])) }));
 }
 
 /** Nothing shows while the first loaders wait for the current user (SPEC §1). */
@@ -59,6 +61,8 @@ export function appRoutes(store: AppStore, previousLocation: PreviousLocation, s
     {
       id: 'root',
       HydrateFallback: NothingYet,
+      // The only error element: a failure anywhere below shows here, never as react-router's default.
+      ErrorBoundary: RouteError,
       children: [
         // Drawn without Chakra: the one screen a first visit downloads (features/auth/LoginPage.tsx).
         route('login', {
@@ -93,13 +97,13 @@ export function appRoutes(store: AppStore, previousLocation: PreviousLocation, s
           id: 'layout',
           loader: requireUser(store),
           // The shell and everything behind sign-in load after it, never with the sign-in page.
-          lazy: async () => {
+          lazy: retryable(async () => {
             const [Component] = await Promise.all([
               framed(import(/* webpackChunkName: "shell" */ '../features/layout/Layout').then(({ Layout }) => Layout)),
               startShell?.(),
             ]);
             return { Component };
-          },
+          }),
           children: [
             route('instances', { lazy: screen(() => import('../features/instances/InstancesPage'), 'InstancesPage') }),
             route('singleInstance', { lazy: screen(() => import('../features/instances/InstancePage'), 'InstancePage') }),
