@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { build } from 'esbuild';
 import type { ClientPlatform } from '../../contracts/clientVersions';
@@ -147,9 +148,13 @@ async function builtAlready(dir: string, version: string): Promise<ReleaseRecord
   return mine;
 }
 
-/** cli/main.ts and everything it imports as one minified CommonJS file for Node 20, its version built in. */
+/**
+ * cli/main.ts and everything it imports as one minified CommonJS file for Node 20, its version built
+ * in. It requires nothing but Node's built-in modules: a single executable cannot load anything else
+ * (and warns on every run when the script tries).
+ */
 export async function bundleClient(root: string, version: string, outfile: string): Promise<void> {
-  await build({
+  const { metafile } = await build({
     entryPoints: [path.join(root, 'cli', 'main.ts')],
     outfile,
     bundle: true,
@@ -159,8 +164,20 @@ export async function bundleClient(root: string, version: string, outfile: strin
     minify: true,
     legalComments: 'none',
     logLevel: 'silent',
-    define: { __WARDEN_VERSION__: JSON.stringify(version) },
+    metafile: true,
+    define: {
+      __WARDEN_VERSION__: JSON.stringify(version),
+      // ws's switches for its optional native add-ons, which are never bundled: it uses its own
+      // JavaScript instead of trying require('bufferutil') and require('utf-8-validate') from disk.
+      'process.env.WS_NO_BUFFER_UTIL': '"1"',
+      'process.env.WS_NO_UTF_8_VALIDATE': '"1"',
+    },
   });
+  const fromDisk = Object.values(metafile.outputs)
+    .flatMap((output) => output.imports)
+    .filter((entry) => entry.external && !isBuiltin(entry.path))
+    .map((entry) => entry.path);
+  if (fromDisk.length > 0) throw new Error(`The client bundle would require ${[...new Set(fromDisk)].join(', ')} from disk`);
 }
 
 function windowsReadme(version: string): string {

@@ -11,7 +11,7 @@ import { InProcessBus } from '../../../server/hub/bus';
 import { buildReleases } from '../../../server/releases/buildReleases';
 import { ociMediaTypes } from '../../../server/releases/oci';
 import { releaseVersion } from '../../../server/releases/version';
-import { seaBlob, seaFuse, seaResource } from '../../../server/releases/windows';
+import { injectBlob, seaBlob, seaFuse, seaResource } from '../../../server/releases/windows';
 import { addUser, cookieLogin, setup, type Harness } from '../helpers';
 
 // One real build of the client releases, made the way a fresh server makes it (in the background
@@ -118,6 +118,7 @@ describe('the background build at first start', () => {
 
 describe('the Windows release', () => {
   let exe: Buffer;
+  let seaPreparation: Buffer;
   beforeAll(async () => {
     const zip = path.join(releases, windows.fileName);
     const { stdout } = await run('unzip', ['-Z1', zip]);
@@ -125,6 +126,10 @@ describe('the Windows release', () => {
     await run('unzip', ['-tq', zip]);
     await run('unzip', ['-q', zip, 'warden.exe', '-d', scratch]);
     exe = fs.readFileSync(path.join(scratch, 'warden.exe'));
+    // The blob made again from the bundle of the same build (the image carries it).
+    const script = path.join(scratch, 'warden.js');
+    fs.copyFileSync(path.join(rootfs, 'app', 'warden.js'), script);
+    seaPreparation = await seaBlob(script);
   }, 120_000);
 
   it('holds warden.exe, a PE executable', () => {
@@ -138,12 +143,26 @@ describe('the Windows release', () => {
   it('carries the single executable blob of the client as the NODE_SEA_BLOB resource, fuse flipped', async () => {
     expect(exe.includes(Buffer.from(seaResource, 'utf16le'))).toBe(true);
     expect(exe.includes(Buffer.from(`${seaFuse}:1`))).toBe(true);
-    // The blob made again from the bundle of the same build (the image carries it) is in the exe, byte for byte.
-    const script = path.join(scratch, 'warden.js');
-    fs.copyFileSync(path.join(rootfs, 'app', 'warden.js'), script);
-    const seaPreparation = await seaBlob(script);
+    // The blob of the same build's bundle is in the exe, byte for byte.
     expect(seaPreparation.length).toBeGreaterThan(1000);
     expect(exe.includes(seaPreparation)).toBe(true);
+  }, 120_000);
+
+  it('runs its script as a single executable without a warning: it requires nothing from disk', async () => {
+    // The same blob injected into this platform's node of the same version runs here as warden.exe runs on
+    // Windows; a require() of anything but a built-in module would print Node's warning on stderr.
+    const here = path.join(scratch, 'warden-here');
+    // postject's ELF writer grumbles about the note sections of this node: harmless, and not the client's.
+    const grumbles = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      await injectBlob(process.execPath, seaPreparation, here);
+    } finally {
+      grumbles.mockRestore();
+    }
+    const empty = fs.mkdtempSync(path.join(scratch, 'empty-'));
+    const { stdout, stderr } = await run(here, ['--version'], { cwd: empty });
+    expect(stdout.trim()).toContain(version);
+    expect(stderr).toBe('');
   }, 120_000);
 });
 
