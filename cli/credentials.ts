@@ -12,11 +12,24 @@ export interface Credentials {
   expiresAt: string;
 }
 
-/** $XDG_CONFIG_HOME/warden, else ~/.config/warden; %APPDATA%\warden on Windows. */
-export function defaultConfigDir(): string {
-  if (process.platform === 'win32' && process.env.APPDATA) return path.join(process.env.APPDATA, 'warden');
-  const base = process.env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config');
-  return path.join(base, 'warden');
+/** What the default folder depends on; the running process's by default. */
+export interface ConfigHost {
+  platform: NodeJS.Platform;
+  env: NodeJS.ProcessEnv;
+  home: string;
+}
+
+const thisHost = (): ConfigHost => ({ platform: process.platform, env: process.env, home: os.homedir() });
+
+/** %APPDATA%\warden on Windows; elsewhere $XDG_CONFIG_HOME/warden, else ~/.config/warden. */
+export function defaultConfigDir({ platform, env, home }: ConfigHost = thisHost()): string {
+  if (platform === 'win32') return path.win32.join(env.APPDATA || path.win32.join(home, 'AppData', 'Roaming'), 'warden');
+  return path.posix.join(env.XDG_CONFIG_HOME || path.posix.join(home, '.config'), 'warden');
+}
+
+/** How the help names that folder on `platform`. */
+export function configDirHelp(platform: NodeJS.Platform = process.platform): string {
+  return platform === 'win32' ? '%APPDATA%\\warden' : '$XDG_CONFIG_HOME/warden or ~/.config/warden';
 }
 
 const fileIn = (dir: string) => path.join(dir, 'credentials.json');

@@ -6,16 +6,20 @@ import { registerDatabases } from './commands/databases';
 import { registerInstances } from './commands/instances';
 import { registerLogs } from './commands/logs';
 import { registerScripts } from './commands/scripts';
+import { configDirHelp } from './credentials';
 import { CliError, exitCodes } from './errors';
 import { cliVersion } from './version';
 
-/** The whole command tree; usage errors throw (exitOverride) so `run` decides the exit code. */
-export function buildProgram(): Command {
+/**
+ * The whole command tree; usage errors throw (exitOverride) so `run` decides the exit code. The help
+ * names the sign-in folder of `platform`.
+ */
+export function buildProgram(platform: NodeJS.Platform = process.platform): Command {
   const program = new Command('warden')
     .description('Command-line client of Warden: instances, configuration, backups, logs and scripts')
     .version(cliVersion, '-V, --version', 'print the client version')
     .option('--json', 'machine-readable JSON on stdout (nothing else is printed there)')
-    .option('--config-dir <dir>', 'where the sign-in is kept (default: $XDG_CONFIG_HOME/warden or ~/.config/warden)')
+    .option('--config-dir <dir>', `where the sign-in is kept (default: ${configDirHelp(platform)})`)
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
     .addHelpText(
