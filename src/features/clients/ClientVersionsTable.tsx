@@ -32,9 +32,12 @@ function columns(canRemove: boolean, onRemove: (release: ClientVersion) => void)
     {
       key: 'sha256',
       header: 'SHA-256',
+      // In full, two lines of 32 digits, since people compare it by eye with what they downloaded.
       cell: (release) => (
-        <HStack gap="2">
-          <Code title={release.sha256}>{release.sha256.slice(0, 12)}…</Code>
+        <HStack gap="2" align="start">
+          <Code wordBreak="break-all" whiteSpace="normal" maxW="34ch">
+            {release.sha256}
+          </Code>
           <CopyButton size="xs" text={release.sha256} label="Copy" aria-label={`Copy the SHA-256 of ${release.version}`} />
         </HStack>
       ),

@@ -19,6 +19,10 @@ export function InstallInstructions({ platform, version }: { platform: ClientPla
         <Heading as="h2" size="md">
           Install on Windows
         </Heading>
+        <Text>
+          The zip holds warden.exe, the whole client with Node.js built in (nothing to install), and README.txt and
+          LICENSE.txt beside it.
+        </Text>
         <Text>In PowerShell, check that the SHA-256 matches the one listed, then unpack the zip and run warden.exe:</Text>
         <Command>{`Get-FileHash .\\${zip} -Algorithm SHA256`}</Command>
         <Command>{`Expand-Archive .\\${zip} -DestinationPath .\\warden\n.\\warden\\warden.exe --version\n.\\warden\\warden.exe login\n.\\warden\\warden.exe instances list`}</Command>

@@ -41,12 +41,15 @@ describe('ClientsPage', () => {
     expect(rows.map((row) => within(row).getAllByRole('cell')[0].textContent)).toEqual(['0.1.0-be60504latest', '0.0.9']);
     const row = await rowOf('0.1.0-be60504');
     expect(row.getByText('29 MB')).toBeInTheDocument();
-    expect(row.getByText('4cf6c1995163…')).toHaveAttribute('title', latest.sha256);
+    // The whole checksum, to compare by eye.
+    expect(row.getByText(latest.sha256)).toBeVisible();
     const download = row.getByRole('link', { name: 'Download' });
     expect(download).toHaveAttribute('href', '/client-versions/download/0.1.0-be60504?platform=windows');
     expect(download).toHaveAttribute('download', latest.fileName);
     // Install instructions name the latest version's file.
     expect(screen.getByText(`Get-FileHash .\\${latest.fileName} -Algorithm SHA256`)).toBeInTheDocument();
+    // And say what the zip holds.
+    expect(screen.getByText(/The zip holds warden\.exe, .* and README\.txt and LICENSE\.txt beside it\./)).toBeInTheDocument();
   });
 
   it('copies a checksum and expands the release notes', async () => {
