@@ -1,5 +1,5 @@
 import { hashPassword, verifyPassword } from '../../server/auth/passwords';
-import { passwordErrors } from '../../server/auth/passwordRules';
+import { generatePassword, passwordErrors } from '../../server/auth/passwordRules';
 import { hashToken, newToken } from '../../server/auth/tokens';
 
 describe('password hashing', () => {
@@ -29,6 +29,11 @@ describe('password rules', () => {
     ]);
     expect(passwordErrors('ALLUPPER1!')).toEqual(['PasswordRequiresLower']);
     expect(passwordErrors('Correct-Horse-7')).toEqual([]);
+  });
+
+  it('generates passwords that meet the rules', () => {
+    for (let i = 0; i < 50; i++) expect(passwordErrors(generatePassword())).toEqual([]);
+    expect(generatePassword()).toHaveLength(20);
   });
 });
 
