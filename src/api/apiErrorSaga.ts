@@ -6,7 +6,7 @@ import { authApi } from '../features/auth/authApi';
 import { userCleared } from '../features/auth/authSlice';
 import { pushToast } from '../features/ui/uiSlice';
 import { baseApi } from './baseApi';
-import { errorStatus, problemText } from './problemText';
+import { errorStatus, problemOf, problemText } from './problemText';
 
 interface FailedCall extends Action {
   payload: FetchBaseQueryError;
@@ -20,6 +20,41 @@ function isFailedApiCall(action: Action): action is FailedCall {
     action.type.startsWith(`${baseApi.reducerPath}/`) &&
     !action.meta.aborted
   );
+}
+
+/**
+ * The calls whose forms show every field error of a 400 beside its field or above the form
+ * (components/fieldErrors.ts): a toast would only say it a second time.
+ */
+export const fieldErrorsShownInline: ReadonlySet<string> = new Set([
+  'changeUserPassword',
+  'cloneInstance',
+  'createDatabase',
+  'createGroup',
+  'createInstance',
+  'createInstanceRole',
+  'createUser',
+  'register',
+  'resetPassword',
+  'saveBackupSchedule',
+  'twoFactor',
+  'updateAccountInfo',
+  'updateConfiguration',
+  'updateGroup',
+  'updateInstance',
+  'updateInstanceRole',
+]);
+
+/**
+ * A 400's field errors as sentences. A schema's fragment ("must not be blank") is said with its
+ * field; a message that is a sentence of its own stands alone.
+ */
+function fieldMessages(errors: Record<string, string[]>): string {
+  return Object.entries(errors)
+    .flatMap(([field, messages]) =>
+      messages.map((message) => (/^[a-z]/.test(message) && field !== '$' ? `${field} ${message.replace(/\.?$/, '.')}` : message)),
+    )
+    .join(' ');
 }
 
 /**
@@ -43,5 +78,11 @@ function* reportFailure(action: FailedCall): SagaIterator {
     yield put(pushToast({ status: 'error', summary: 'Oops, something went wrong' }));
     return;
   }
-  yield put(pushToast({ status: 'error', summary: 'Request failed', detail: problemText(action.payload) }));
+  const problem = problemOf(action.payload);
+  const fields = status === 400 && !problem?.detail && problem?.errors && Object.keys(problem.errors).length > 0 ? problem.errors : undefined;
+  // One message per failure: the form already says what is wrong with which field.
+  if (fields && fieldErrorsShownInline.has(action.meta.arg.endpointName)) return;
+  // Elsewhere the fields' own words, never the generic 'One or more validation errors occurred.'
+  const detail = fields ? fieldMessages(fields) : problemText(action.payload);
+  yield put(pushToast({ status: 'error', summary: 'Request failed', detail }));
 }

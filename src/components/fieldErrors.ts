@@ -19,7 +19,7 @@ function fieldOf(key: string): string {
   return key;
 }
 
-/** A failed call's validation errors by form field, to show beside the fields (the toast says the rest). */
+/** A failed call's validation errors by form field, to show beside the fields; no toast repeats them (apiErrorSaga). */
 export function fieldErrors(error: FetchBaseQueryError | SerializedError | undefined): FieldErrors {
   const errors: FieldErrors = {};
   for (const [key, messages] of Object.entries(problemOf(error)?.errors ?? {})) {

@@ -1,9 +1,17 @@
 import { http, HttpResponse } from 'msw';
+import { fieldErrorsShownInline } from '../../../src/api/apiErrorSaga';
 import { baseApi } from '../../../src/api/baseApi';
 import { setupStore } from '../../../src/app/store';
 import { authApi } from '../../../src/features/auth/authApi';
+import '../../../src/features/admin/usersApi';
+import '../../../src/features/backups/backupsApi';
+import { groupsApi as realGroupsApi } from '../../../src/features/groups/groupsApi';
+import '../../../src/features/instances/configApi';
+import '../../../src/features/instances/databasesApi';
+import '../../../src/features/instances/instancesApi';
 import { admin } from '../fixtures';
 import { loginHandler, meHandler } from '../handlers/authHandlers';
+import { validationProblem } from '../handlers/pages';
 import { problem, setupMsw } from '../msw';
 
 const server = setupMsw();
@@ -12,6 +20,7 @@ const server = setupMsw();
 const groupsApi = baseApi.injectEndpoints({
   endpoints: (build) => ({
     groupsPage: build.query<unknown, number>({ query: (page) => `/groups?page=${page}` }),
+    runSomething: build.mutation<unknown, void>({ query: () => ({ url: '/something', method: 'POST' }) }),
   }),
 });
 
@@ -55,6 +64,50 @@ describe('the one error path (SPEC §8)', () => {
     server.use(http.get('/groups', () => problem(409, 'Conflict')));
     await store.dispatch(groupsApi.endpoints.groupsPage.initiate(2));
     expect(store.getState().ui.toasts[0]).toMatchObject({ summary: 'Request failed', detail: 'Conflict' });
+  });
+
+  it('raises no toast for a 400 whose field errors the form shows inline: one message per failure', async () => {
+    const { store } = await signedInStore();
+    server.use(http.post('/groups', () => validationProblem({ name: ['must not be blank'] })));
+
+    const result = await store.dispatch(realGroupsApi.endpoints.createGroup.initiate({ name: ' ', description: '' }));
+
+    expect(result.error).toMatchObject({ status: 400 });
+    expect(store.getState().ui.toasts).toEqual([]);
+  });
+
+  it("toasts the field messages of a 400 no form shows, never 'One or more validation errors occurred.'", async () => {
+    const { store } = await signedInStore();
+    server.use(
+      http.post('/something', () =>
+        validationProblem({ script: ['The script holds no statement to run.'], timeoutMs: ['must be <= 600000'] }),
+      ),
+    );
+
+    await store.dispatch(groupsApi.endpoints.runSomething.initiate());
+
+    expect(store.getState().ui.toasts).toEqual([
+      {
+        id: expect.any(String),
+        status: 'error',
+        summary: 'Request failed',
+        detail: 'The script holds no statement to run. timeoutMs must be <= 600000.',
+      },
+    ]);
+  });
+
+  it('toasts the detail of a 400 without field errors', async () => {
+    const { store } = await signedInStore();
+    server.use(http.get('/groups', () => problem(400, 'Bad Request', 'A page holds at most 200 rows.')));
+    await store.dispatch(groupsApi.endpoints.groupsPage.initiate(2));
+    expect(store.getState().ui.toasts).toEqual([
+      { id: expect.any(String), status: 'error', summary: 'Request failed', detail: 'A page holds at most 200 rows.' },
+    ]);
+  });
+
+  it('names only calls that exist among those whose forms show field errors inline', () => {
+    const endpoints = Object.keys(baseApi.endpoints);
+    expect([...fieldErrorsShownInline].filter((name) => !endpoints.includes(name))).toEqual([]);
   });
 
   it('on a 401 clears the user and opens login with the full path to come back to, without a toast', async () => {
