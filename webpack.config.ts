@@ -6,6 +6,7 @@ import type {} from 'webpack-dev-server'; // adds Configuration['devServer']
 import { LoginBudgetPlugin } from './scripts/webpack/loginBudgetPlugin';
 import { PrecompressPlugin } from './scripts/webpack/precompressPlugin';
 import { PublicAssetsPlugin } from './scripts/webpack/publicAssetsPlugin';
+import { RetiredAssetsPlugin } from './scripts/webpack/retiredAssetsPlugin';
 import { defaultTheme, themes } from './src/theme/catalogue';
 
 export interface WebpackEnv {
@@ -55,6 +56,12 @@ function toReactRouterProductionBuild(resource: { createData?: { resource?: stri
 function isServerRequest(pathname: string, req: IncomingMessage): boolean {
   return serverPathPrefixes.some((prefix) => pathname.startsWith(prefix)) || !req.headers.accept?.includes('text/html');
 }
+
+/**
+ * How long a production build keeps the previous builds' hashed assets: a console left open on
+ * one goes on loading its screens after an upgrade (scripts/webpack/retiredAssetsPlugin.ts).
+ */
+const retiredAssetsGraceMs = 24 * 60 * 60 * 1000;
 
 export default function webpackConfig(env: WebpackEnv = {}): Configuration {
   const production = Boolean(env.production);
@@ -128,6 +135,7 @@ export default function webpackConfig(env: WebpackEnv = {}): Configuration {
         ? [
             new webpack.NormalModuleReplacementPlugin(reactRouterDevelopmentBuild, toReactRouterProductionBuild),
             new PrecompressPlugin(),
+            new RetiredAssetsPlugin({ graceMs: retiredAssetsGraceMs }),
             new LoginBudgetPlugin({ budgetBytes: loginBudgetBytes, defaultTheme }),
           ]
         : []),
