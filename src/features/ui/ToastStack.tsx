@@ -7,19 +7,23 @@ import { dismissToast, type Toast } from './uiSlice';
 // Failures stay longer: they usually need reading, and maybe copying.
 const lifetimeMs: Record<Toast['status'], number> = { success: 4000, info: 5000, warning: 8000, error: 10000 };
 
-/** Toasts at top-center (SPEC §2), newest last. */
+/**
+ * Toasts at the bottom right, newest last. Not at the top: every screen's header keeps its actions
+ * there (Create, Delete, Save …), and a toast must never cover the button it answers.
+ */
 export function ToastStack() {
   const toasts = useAppSelector(selectToasts);
   if (toasts.length === 0) return null;
   return (
     <Stack
+      role="region"
+      aria-label="Notifications"
       position="fixed"
-      top="4"
-      left="50%"
-      transform="translateX(-50%)"
+      bottom="4"
+      right="4"
       zIndex="toast"
       gap="2"
-      width="min(28rem, calc(100vw - 2rem))"
+      width="min(26rem, calc(100vw - 2rem))"
       pointerEvents="none"
     >
       {toasts.map((toast) => (

@@ -68,6 +68,51 @@ describe('Overlays', () => {
     }
   });
 
+  it('keeps toasts at the bottom right, clear of the page header and its actions at the top', () => {
+    const { store } = renderOverlays();
+    act(() => {
+      store.dispatch(pushToast({ status: 'error', summary: 'Request failed', detail: 'Group name taken' }));
+    });
+    const region = getComputedStyle(screen.getByRole('region', { name: 'Notifications' }));
+    expect(region.position).toBe('fixed');
+    expect(region.bottom).not.toBe('');
+    expect(region.right).not.toBe('');
+    expect(region.top).toBe('');
+    expect(region.transform).toBe('');
+  });
+
+  it('gives every kind of toast a dismiss button', async () => {
+    const { store } = renderOverlays();
+    const user = userEvent.setup();
+    const statuses = ['success', 'info', 'warning', 'error'] as const;
+    act(() => {
+      for (const status of statuses) store.dispatch(pushToast({ status, summary: `A ${status}` }));
+    });
+    const region = within(screen.getByRole('region', { name: 'Notifications' }));
+    expect(region.getAllByRole('button', { name: 'Dismiss' })).toHaveLength(statuses.length);
+
+    for (const button of region.getAllByRole('button', { name: 'Dismiss' })) await user.click(button);
+    expect(store.getState().ui.toasts).toEqual([]);
+  });
+
+  it('lets a success go sooner than a failure, which stays to be read', () => {
+    jest.useFakeTimers();
+    try {
+      const { store } = renderOverlays();
+      act(() => {
+        store.dispatch(pushToast({ status: 'success', summary: 'Saved' }));
+        store.dispatch(pushToast({ status: 'error', summary: 'Request failed', detail: 'The store is unreachable.' }));
+      });
+      act(() => jest.advanceTimersByTime(5_000));
+      expect(screen.queryByRole('status')).not.toBeInTheDocument();
+      expect(screen.getByRole('alert')).toHaveTextContent('The store is unreachable.');
+      act(() => jest.advanceTimersByTime(5_000));
+      expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('opens the global modal and reports what it was closed with', async () => {
     const { store, show } = renderOverlays();
     const user = userEvent.setup();
