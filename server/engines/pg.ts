@@ -199,6 +199,33 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
     fs.rmSync(paths(rt).pidFile, { force: true });
   }
 
+  /** Starts under way, by instance id. */
+  const starting = new Map<string, Promise<void>>();
+
+  async function startOnce(rt: InstanceRuntime) {
+    if (pid(rt) !== null) return;
+    // An instance still run by the shared postgres user moves to its own user while stopped.
+    migrateInstanceFolder(rt);
+    await endLeftovers(rt);
+    const { startupLog } = paths(rt);
+    for (let attempt = 1; ; attempt++) {
+      const logged = fs.existsSync(startupLog) ? fs.statSync(startupLog).size : 0;
+      try {
+        await startPostmaster(rt, startupLog, logged);
+        break;
+      } catch (error) {
+        // After a crash (kill -9) the old server's children may hold shared memory for a moment.
+        if (attempt < 20 && /shared memory block is still in use|lock file .* already exists/.test((error as Error).message)) {
+          await sleep(500);
+          continue;
+        }
+        throw error;
+      }
+    }
+    // Every start, so instances made before the owner role existed get it too.
+    await ensureRoles(rt);
+  }
+
   /**
    * While the server runs, pg_settings; while it is stopped, the last values read, with what was
    * saved since (postgresql.auto.conf) laid over them, or the release's catalogue for an instance
@@ -258,28 +285,14 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
       if (Object.keys(initialParameters).length > 0) writeAutoConf(rt, new Map([...readAutoConf(rt), ...Object.entries(initialParameters)]));
     },
 
-    async start(rt) {
-      if (pid(rt) !== null) return;
-      // An instance still run by the shared postgres user moves to its own user while stopped.
-      migrateInstanceFolder(rt);
-      await endLeftovers(rt);
-      const { startupLog } = paths(rt);
-      for (let attempt = 1; ; attempt++) {
-        const logged = fs.existsSync(startupLog) ? fs.statSync(startupLog).size : 0;
-        try {
-          await startPostmaster(rt, startupLog, logged);
-          break;
-        } catch (error) {
-          // After a crash (kill -9) the old server's children may hold shared memory for a moment.
-          if (attempt < 20 && /shared memory block is still in use|lock file .* already exists/.test((error as Error).message)) {
-            await sleep(500);
-            continue;
-          }
-          throw error;
-        }
-      }
-      // Every start, so instances made before the owner role existed get it too.
-      await ensureRoles(rt);
+    start(rt) {
+      // A second start while one is under way (supervision restarting a crashed instance as someone
+      // starts it) joins it: on its own it would end the first one's new postmaster as a leftover.
+      const under = starting.get(rt.id);
+      if (under) return under;
+      const started = startOnce(rt).finally(() => starting.delete(rt.id));
+      starting.set(rt.id, started);
+      return started;
     },
 
     stop: stopPostmaster,
