@@ -8,9 +8,12 @@ import { dismissToast, type Toast } from './uiSlice';
 const lifetimeMs: Record<Toast['status'], number> = { success: 4000, info: 5000, warning: 8000, error: 10000 };
 
 /**
- * Toasts at the bottom right, newest last. Not at the top: every screen's header keeps its actions
- * there (Create, Delete, Save …), and a toast must never cover the button it answers.
+ * Toasts at top-center (SPEC §2), newest last, below the page header's row: every screen's header
+ * keeps its actions there (Create, Delete, Save …), and a toast must never cover the button it answers.
  */
+/** Below a page header's title, description and actions (PageHeader), at every width. */
+const toastTop = { base: '9rem', md: '7rem' };
+
 export function ToastStack() {
   const toasts = useAppSelector(selectToasts);
   if (toasts.length === 0) return null;
@@ -19,8 +22,9 @@ export function ToastStack() {
       role="region"
       aria-label="Notifications"
       position="fixed"
-      bottom="4"
-      right="4"
+      top={toastTop}
+      left="50%"
+      transform="translateX(-50%)"
       zIndex="toast"
       gap="2"
       width="min(26rem, calc(100vw - 2rem))"

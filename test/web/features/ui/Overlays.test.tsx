@@ -68,17 +68,17 @@ describe('Overlays', () => {
     }
   });
 
-  it('keeps toasts at the bottom right, clear of the page header and its actions at the top', () => {
+  it('keeps toasts at top-center, below the page header and its actions', () => {
     const { store } = renderOverlays();
     act(() => {
       store.dispatch(pushToast({ status: 'error', summary: 'Request failed', detail: 'Group name taken' }));
     });
     const region = getComputedStyle(screen.getByRole('region', { name: 'Notifications' }));
     expect(region.position).toBe('fixed');
-    expect(region.bottom).not.toBe('');
-    expect(region.right).not.toBe('');
-    expect(region.top).toBe('');
-    expect(region.transform).toBe('');
+    expect(region.left).toBe('50%');
+    // Clear of the header row (its title, description and actions take about 6rem).
+    expect(parseFloat(region.top)).toBeGreaterThanOrEqual(7);
+    expect(region.top).toMatch(/rem$/);
   });
 
   it('gives every kind of toast a dismiss button', async () => {
