@@ -22,7 +22,8 @@ import { ensurePgRoles, newPassword, writeSecret } from './pgRoles';
 import { checkValue, confQuote, confUnquote, thisHost } from './parameterValues';
 import { alterSystemRefusal, pgParameterChecks } from './pgParameterChecks';
 import { listElements, savedForm } from './pgLists';
-import { EngineError, endLeftovers, giveToEngineUser, giveTreeToEngineUser, instanceUser, isAlive, isProcessOf, migrateInstanceFolder, removeInstanceUser, run, spawnDetached } from './processRunner';
+import { pgPostmaster } from './pgPostmaster';
+import { EngineError, giveToEngineUser, giveTreeToEngineUser, instanceUser, removeInstanceUser, run } from './processRunner';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -139,92 +140,8 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
   const target = pgSuperuserTarget;
   const withClient = <T>(rt: InstanceRuntime, use: (client: Client) => Promise<T>) => withPgClient(target(rt), 'postgres', use, 10_000);
 
-  const readPid = (file: string): number | null => {
-    try {
-      const value = Number(fs.readFileSync(file, 'utf8').split('\n')[0]);
-      return Number.isInteger(value) && value > 0 ? value : null;
-    } catch {
-      return null;
-    }
-  };
-
-  /**
-   * The postmaster's host pid: the one Warden recorded when it started it, or for a server started
-   * before engines were confined (by pg_ctl, in the host's PID namespace), the one in postmaster.pid.
-   */
-  const pid = (rt: InstanceRuntime): number | null => {
-    const p = paths(rt);
-    const recorded = fs.existsSync(p.pidFile) ? readPid(p.pidFile) : readPid(path.join(p.data, 'postmaster.pid'));
-    return recorded !== null && isProcessOf(recorded, bin('postgres')) ? recorded : null;
-  };
-
-  /** postmaster.pid's start time (line 3) and status (line 8), once the server has written them. */
-  const postmasterStatus = (rt: InstanceRuntime) => {
-    try {
-      const lines = fs.readFileSync(path.join(paths(rt).data, 'postmaster.pid'), 'utf8').split('\n');
-      return { startedAt: Number(lines[2]), status: (lines[7] ?? '').trim() };
-    } catch {
-      return null;
-    }
-  };
-
-  /**
-   * Starts the postmaster itself (not pg_ctl, which would daemonize out of its confinement) and
-   * waits, as pg_ctl -w does, until postmaster.pid says it accepts connections. Throws with the
-   * startup log's last lines when it exits first.
-   */
-  async function startPostmaster(rt: InstanceRuntime, startupLog: string, logged: number) {
-    const p = paths(rt);
-    const spawnedAt = Math.floor(Date.now() / 1000);
-    // The instance's user owns its log, as when pg_ctl wrote it.
-    if (!fs.existsSync(startupLog)) writeInstanceFile(startupLog, '', { within: rt.dir, owner: instanceUser(rt) });
-    const hostPid = await spawnDetached(instanceUser(rt), bin('postgres'), ['-D', p.data], startupLog);
-    writeInstanceFile(p.pidFile, `${hostPid}\n`, { within: rt.dir });
-    for (let waited = 0; waited < 60_000; waited += 100) {
-      const status = postmasterStatus(rt);
-      if (status && status.startedAt >= spawnedAt && status.status === 'ready') return;
-      if (!isAlive(hostPid)) throw new EngineError(`postgres did not start.${newLines(startupLog, logged) ? `\n${newLines(startupLog, logged)}` : ''}`);
-      await sleep(100);
-    }
-    throw new EngineError('postgres did not become ready within 60 seconds: see the startup log.');
-  }
-
-  /** Fast shutdown (SIGINT, as pg_ctl -m fast): sessions end, the server checkpoints and exits. */
-  async function stopPostmaster(rt: InstanceRuntime) {
-    const current = pid(rt);
-    if (current === null) return;
-    process.kill(current, 'SIGINT');
-    for (let waited = 0; waited < 60_000 && isAlive(current); waited += 100) await sleep(100);
-    if (isAlive(current)) throw new EngineError('postgres did not shut down within 60 seconds.');
-    fs.rmSync(paths(rt).pidFile, { force: true });
-  }
-
-  /** Starts under way, by instance id. */
-  const starting = new Map<string, Promise<void>>();
-
-  async function startOnce(rt: InstanceRuntime) {
-    if (pid(rt) !== null) return;
-    // An instance still run by the shared postgres user moves to its own user while stopped.
-    migrateInstanceFolder(rt);
-    await endLeftovers(rt);
-    const { startupLog } = paths(rt);
-    for (let attempt = 1; ; attempt++) {
-      const logged = fs.existsSync(startupLog) ? fs.statSync(startupLog).size : 0;
-      try {
-        await startPostmaster(rt, startupLog, logged);
-        break;
-      } catch (error) {
-        // After a crash (kill -9) the old server's children may hold shared memory for a moment.
-        if (attempt < 20 && /shared memory block is still in use|lock file .* already exists/.test((error as Error).message)) {
-          await sleep(500);
-          continue;
-        }
-        throw error;
-      }
-    }
-    // Every start, so instances made before the owner role existed get it too.
-    await ensureRoles(rt);
-  }
+  const postmaster = pgPostmaster({ postgres: bin('postgres'), files: paths, afterStart: ensureRoles });
+  const pid = postmaster.pid;
 
   /**
    * While the server runs, pg_settings; while it is stopped, the last values read, with what was
@@ -285,27 +202,17 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
       if (Object.keys(initialParameters).length > 0) writeAutoConf(rt, new Map([...readAutoConf(rt), ...Object.entries(initialParameters)]));
     },
 
-    start(rt) {
-      // A second start while one is under way (supervision restarting a crashed instance as someone
-      // starts it) joins it: on its own it would end the first one's new postmaster as a leftover.
-      const under = starting.get(rt.id);
-      if (under) return under;
-      const started = startOnce(rt).finally(() => starting.delete(rt.id));
-      starting.set(rt.id, started);
-      return started;
-    },
+    start: postmaster.start,
 
-    stop: stopPostmaster,
+    stop: postmaster.stop,
 
     async restart(rt) {
-      await stopPostmaster(rt);
-      await engine.start(rt);
+      await postmaster.stop(rt);
+      await postmaster.start(rt);
     },
 
     async reload(rt): Promise<ReloadReport> {
-      const current = pid(rt);
-      if (current === null) throw new EngineError('postgres is not running: start it to reload its configuration.');
-      process.kill(current, 'SIGHUP');
+      postmaster.reload(rt);
       // SIGHUP only signals; the postmaster reads the files a moment later.
       await sleep(300);
       return withClient(rt, async (c) => {
@@ -487,14 +394,4 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
     },
   };
   return engine;
-}
-
-/** What a log file gained past `from`: the last few lines, for an error message. */
-function newLines(file: string, from: number): string {
-  try {
-    const text = fs.readFileSync(file, 'utf8').slice(from);
-    return text.trim().split('\n').slice(-4).join('\n');
-  } catch {
-    return '';
-  }
 }

@@ -1,0 +1,150 @@
+import fs from 'node:fs';
+import type { InstanceRuntime } from './engine';
+import { writeInstanceFile } from './instanceFiles';
+import { EngineError, endLeftovers, instanceUser, isAlive, isProcessOf, migrateInstanceFolder, spawnDetached } from './processRunner';
+
+// The postmaster as a process: started, found, signalled and stopped by Warden itself. pg_ctl would
+// daemonize it out of its confinement (confinement.ts), and inside it the pid in postmaster.pid is
+// the one of its own PID namespace, useless on the host: Warden records the host pid beside it.
+
+/** The files of an instance the postmaster's handling reads and writes. */
+export interface PostmasterFiles {
+  data: string;
+  /** The postmaster's pid on the host, as Warden recorded it. */
+  pidFile: string;
+  startupLog: string;
+}
+
+export interface PostmasterOptions {
+  postgres: string;
+  files: (rt: InstanceRuntime) => PostmasterFiles;
+  /** Run after every start (the roles DESIGN §11 wants). */
+  afterStart: (rt: InstanceRuntime) => Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const readyWithinMs = 60_000;
+const stoppedWithinMs = 60_000;
+
+function readPid(file: string): number | null {
+  try {
+    const value = Number(fs.readFileSync(file, 'utf8').split('\n')[0]);
+    return Number.isInteger(value) && value > 0 ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/** postmaster.pid's start time (line 3) and status (line 8), once the server has written them. */
+function postmasterStatus(data: string) {
+  try {
+    const lines = fs.readFileSync(`${data}/postmaster.pid`, 'utf8').split('\n');
+    return { startedAt: Number(lines[2]), status: (lines[7] ?? '').trim() };
+  } catch {
+    return null;
+  }
+}
+
+/** What a log file gained past `from`: the last few lines, for an error message. */
+function newLines(file: string, from: number): string {
+  try {
+    return fs.readFileSync(file, 'utf8').slice(from).trim().split('\n').slice(-4).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+export function pgPostmaster({ postgres, files, afterStart }: PostmasterOptions) {
+  /**
+   * The postmaster's host pid: the one Warden recorded when it started it, or for a server started
+   * before engines were confined (by pg_ctl, in the host's PID namespace), the one in postmaster.pid.
+   */
+  const pid = (rt: InstanceRuntime): number | null => {
+    const f = files(rt);
+    const recorded = fs.existsSync(f.pidFile) ? readPid(f.pidFile) : readPid(`${f.data}/postmaster.pid`);
+    return recorded !== null && isProcessOf(recorded, postgres) ? recorded : null;
+  };
+
+  /**
+   * Starts the postmaster and waits, as pg_ctl -w does, until postmaster.pid says it accepts
+   * connections. Throws with the startup log's last lines when it exits first.
+   */
+  async function spawnPostmaster(rt: InstanceRuntime, logged: number) {
+    const f = files(rt);
+    const spawnedAt = Math.floor(Date.now() / 1000);
+    // The instance's user owns its log, as when pg_ctl wrote it.
+    if (!fs.existsSync(f.startupLog)) writeInstanceFile(f.startupLog, '', { within: rt.dir, owner: instanceUser(rt) });
+    const hostPid = await spawnDetached(instanceUser(rt), postgres, ['-D', f.data], f.startupLog);
+    writeInstanceFile(f.pidFile, `${hostPid}\n`, { within: rt.dir });
+    for (let waited = 0; waited < readyWithinMs; waited += 100) {
+      const status = postmasterStatus(f.data);
+      if (status && status.startedAt >= spawnedAt && status.status === 'ready') return;
+      if (!isAlive(hostPid)) {
+        const why = newLines(f.startupLog, logged);
+        throw new EngineError(`postgres did not start.${why ? `\n${why}` : ''}`);
+      }
+      await sleep(100);
+    }
+    throw new EngineError('postgres did not become ready within 60 seconds: see the startup log.');
+  }
+
+  async function startOnce(rt: InstanceRuntime) {
+    if (pid(rt) !== null) return;
+    // An instance still run by the shared postgres user moves to its own user while stopped.
+    migrateInstanceFolder(rt);
+    await endLeftovers(rt);
+    const { startupLog } = files(rt);
+    for (let attempt = 1; ; attempt++) {
+      const logged = fs.existsSync(startupLog) ? fs.statSync(startupLog).size : 0;
+      try {
+        await spawnPostmaster(rt, logged);
+        break;
+      } catch (error) {
+        // After a crash (kill -9) the old server's children may hold shared memory for a moment.
+        if (attempt < 20 && /shared memory block is still in use|lock file .* already exists/.test((error as Error).message)) {
+          await sleep(500);
+          continue;
+        }
+        throw error;
+      }
+    }
+    await afterStart(rt);
+  }
+
+  /** Starts under way, by instance id. */
+  const starting = new Map<string, Promise<void>>();
+
+  return {
+    pid,
+
+    /**
+     * Starts a stopped postmaster. A second start while one is under way (supervision restarting a
+     * crashed instance as someone starts it) joins it: on its own it would end the first one's new
+     * postmaster as a leftover of the instance's user.
+     */
+    start(rt: InstanceRuntime): Promise<void> {
+      const under = starting.get(rt.id);
+      if (under) return under;
+      const started = startOnce(rt).finally(() => starting.delete(rt.id));
+      starting.set(rt.id, started);
+      return started;
+    },
+
+    /** Fast shutdown (SIGINT, as pg_ctl -m fast): sessions end, the server checkpoints and exits. */
+    async stop(rt: InstanceRuntime): Promise<void> {
+      const current = pid(rt);
+      if (current === null) return;
+      process.kill(current, 'SIGINT');
+      for (let waited = 0; waited < stoppedWithinMs && isAlive(current); waited += 100) await sleep(100);
+      if (isAlive(current)) throw new EngineError('postgres did not shut down within 60 seconds.');
+      fs.rmSync(files(rt).pidFile, { force: true });
+    },
+
+    /** SIGHUP: the postmaster reads its configuration files again, a moment later. */
+    reload(rt: InstanceRuntime): void {
+      const current = pid(rt);
+      if (current === null) throw new EngineError('postgres is not running: start it to reload its configuration.');
+      process.kill(current, 'SIGHUP');
+    },
+  };
+}
