@@ -12,7 +12,7 @@ import { migrateToLatest } from '../server/db/migrations';
 import { openDb } from '../server/db/open';
 import type { Db } from '../server/db/schema';
 import { createUser } from '../server/db/users';
-import { removeInstanceUser } from '../server/engines/processRunner';
+import { removeInstanceUser } from '../server/engines/instanceUsers';
 import { sessionCookieName } from '../server/http/sessionCookie';
 import { maintainMetrics } from '../server/metrics/retention';
 import { encodeValues, type MetricValues } from '../server/metrics/series';

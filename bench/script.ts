@@ -11,7 +11,7 @@ import { systemClock } from '../server/clock';
 import { openDb } from '../server/db/open';
 import { createUser } from '../server/db/users';
 import { pgSocketDir } from '../server/engines/pg';
-import { instanceUser, instanceUserName } from '../server/engines/processRunner';
+import { instanceUser, instanceUserName } from '../server/engines/instanceUsers';
 import { InProcessBus } from '../server/hub/bus';
 import { sessionCookieName } from '../server/http/sessionCookie';
 import { sandboxName } from '../server/scripts/sandbox';

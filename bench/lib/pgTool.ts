@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import type { EngineUser } from '../../server/engines/processRunner';
+import type { EngineUser } from '../../server/engines/instanceUsers';
 
 const pgBinDir = '/usr/lib/postgresql/15/bin';
 

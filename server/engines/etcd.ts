@@ -6,7 +6,8 @@ import { ensureEtcdAuth, etcdRootEnv, giveCloneRoot, turnAuthOffForFirstStart } 
 import { writeInstanceFile } from './instanceFiles';
 import { parameterPolicy } from './parameterPolicy';
 import { checkValue, thisHost } from './parameterValues';
-import { EngineError, giveToEngineUser, instanceUser, isAlive, isProcessOf, migrateInstanceFolder, removeInstanceUser, run, spawnDetached, type EngineUser } from './processRunner';
+import { EngineError, giveToEngineUser, isAlive, isProcessOf, run, spawnDetached } from './processRunner';
+import { instanceUser, migrateInstanceFolder, removeInstanceUser, type EngineUser } from './instanceUsers';
 import { instanceLimits } from './confinement';
 
 /** The etcd flags an operator may set; every change needs a restart (etcd has no live reload). */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { EngineUser } from './processRunner';
+import type { EngineUser } from './instanceUsers';
 
 /**
  * Writes a file into a folder an instance's own system user owns, without ever following a link

@@ -23,7 +23,8 @@ import { checkValue, confQuote, confUnquote, thisHost } from './parameterValues'
 import { alterSystemRefusal, pgParameterChecks } from './pgParameterChecks';
 import { listElements, savedForm } from './pgLists';
 import { pgPostmaster } from './pgPostmaster';
-import { EngineError, giveToEngineUser, giveTreeToEngineUser, instanceUser, removeInstanceUser, run } from './processRunner';
+import { EngineError, giveToEngineUser, giveTreeToEngineUser, run } from './processRunner';
+import { instanceUser, removeInstanceUser } from './instanceUsers';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { Client } from 'pg';
 import type { BackupContents } from '../../contracts/backups';
 import type { BackupProgress, DatabaseBackup, InstanceRuntime } from './engine';
-import { EngineError, instanceUser, run, runToFile } from './processRunner';
+import { EngineError, run, runToFile } from './processRunner';
+import { instanceUser } from './instanceUsers';
 import { writeInstanceFile } from './instanceFiles';
 
 // Database backups of PostgreSQL (DESIGN §5): pg_dump -Fc of every database that takes connections

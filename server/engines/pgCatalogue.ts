@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ConfigParameter } from './engine';
-import { EngineError, giveToEngineUser, instanceUser, removeInstanceUser, run, spawnTool, type EngineUser } from './processRunner';
+import { EngineError, giveToEngineUser, run, spawnTool } from './processRunner';
+import { instanceUser, removeInstanceUser, type EngineUser } from './instanceUsers';
 
 /** The settings a user can see and set (internal ones are compiled in), as pg_settings has them. */
 export const settingsQuery =

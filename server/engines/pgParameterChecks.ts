@@ -8,7 +8,8 @@ import { DatabaseError } from 'pg';
 import type { InstanceRuntime } from './engine';
 import { ParametersRefused } from './parameterValues';
 import { isQuotedList, listElements } from './pgLists';
-import { EngineError, instanceUser, run } from './processRunner';
+import { EngineError, run } from './processRunner';
+import { instanceUser } from './instanceUsers';
 
 /** glibc reads a locale from a file when its name holds a slash. */
 const localeParameters = new Set(['lc_messages', 'lc_monetary', 'lc_numeric', 'lc_time']);

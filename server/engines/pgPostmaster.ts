@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import type { InstanceRuntime } from './engine';
 import { writeInstanceFile } from './instanceFiles';
-import { EngineError, endLeftovers, instanceUser, isAlive, isProcessOf, migrateInstanceFolder, spawnDetached } from './processRunner';
+import { EngineError, isAlive, isProcessOf, spawnDetached } from './processRunner';
+import { endLeftovers, instanceUser, migrateInstanceFolder } from './instanceUsers';
 
 // The postmaster as a process: started, found, signalled and stopped by Warden itself. pg_ctl would
 // daemonize it out of its confinement (confinement.ts), and inside it the pid in postmaster.pid is

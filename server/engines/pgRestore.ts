@@ -7,7 +7,8 @@ import type { RestoreReport } from './engine';
 import { connectionArgs, dbnameArg, readPgManifest, withClient, type PgTarget, type Tools } from './pgBackup';
 import { applyRoleSettings, readRecordedRoles, remakeRoles } from './pgGlobals';
 import { newPassword, restoreRole, setRolePassword } from './pgRoles';
-import { EngineError, instanceUser, spawnTool, type EngineUser, type RunOptions } from './processRunner';
+import { EngineError, spawnTool, type RunOptions } from './processRunner';
+import { instanceUser, type EngineUser } from './instanceUsers';
 
 // Restoring a database backup into a fresh instance (verify, clone, a script's sandbox). The dump is
 // the tenant's, and PostgreSQL runs the owner role's code while it restores: a domain's check and a

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { InstanceType } from '../../contracts/instanceValues';
 import type { InstanceRuntime } from '../engines/engine';
 import { removeInstanceLimits } from '../engines/confinement';
-import { removeInstanceUser } from '../engines/processRunner';
+import { removeInstanceUser } from '../engines/instanceUsers';
 import { keepGroupLimits } from './groupLimits';
 import type { InstanceContext } from './instanceContext';
 

@@ -1,7 +1,8 @@
 import { scriptLimits, type ScriptResult } from '../../contracts/scripts';
 import type { InstanceRuntime } from '../engines/engine';
 import { etcdOwnerEnv } from '../engines/etcdAuth';
-import { instanceUser, run } from '../engines/processRunner';
+import { run } from '../engines/processRunner';
+import { instanceUser } from '../engines/instanceUsers';
 import { RowBudget } from './resultLimits';
 
 // etcd scripts: one command a line, as etcdctl takes them — put KEY VALUE, get KEY, get --prefix P,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { debianEngineBinaries } from '../../server/engines/detect';
 import { etcdEngine } from '../../server/engines/etcd';
 import { pgEngine } from '../../server/engines/pg';
-import { removeInstanceUser } from '../../server/engines/processRunner';
+import { removeInstanceUser } from '../../server/engines/instanceUsers';
 
 /**
  * The server leaves instances running when it stops (by design); a test run must not. Stops every

@@ -3,16 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { confinementStatus } from '../../../server/engines/confinement';
-import {
-  instanceUser,
-  instanceUserName,
-  isAlive,
-  processesOf,
-  removeInstanceUser,
-  run,
-  spawnDetached,
-  type EngineUser,
-} from '../../../server/engines/processRunner';
+import { isAlive, run, spawnDetached } from '../../../server/engines/processRunner';
+import { instanceUser, instanceUserName, processesOf, removeInstanceUser, type EngineUser } from '../../../server/engines/instanceUsers';
 
 // What an instance's processes can reach, tried with real processes under bubblewrap (as root, as
 // CI runs): another instance's files and processes, the host's files, its own /tmp, its limits,

@@ -5,7 +5,7 @@ import { Client } from 'pg';
 import type { Backup } from '../../../contracts/backups';
 import type { Instance } from '../../../contracts/instances';
 import type { PageOf } from '../../../contracts/page';
-import { instanceUserName } from '../../../server/engines/processRunner';
+import { instanceUserName } from '../../../server/engines/instanceUsers';
 import { instanceWorld, type InstanceWorld } from './world';
 
 // Each instance under its own system user when the server runs as root (DESIGN §11 Processes):

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { InstanceConfig } from '../../../contracts/instances';
 import type { ConfigParameter } from '../../../server/engines/engine';
 import { removeAbandonedBuilds } from '../../../server/engines/pgCatalogue';
-import { instanceUser, instanceUserName } from '../../../server/engines/processRunner';
+import { instanceUser, instanceUserName } from '../../../server/engines/instanceUsers';
 import { setup } from '../helpers';
 import { instanceWorld, type InstanceWorld } from './world';
 

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { Client } from 'pg';
 import type { Instance, InstanceConfig, UpdateConfigResponse } from '../../../contracts/instances';
 import type { LogsPage } from '../../../contracts/logs';
-import { instanceUser, isAlive } from '../../../server/engines/processRunner';
+import { isAlive } from '../../../server/engines/processRunner';
+import { instanceUser } from '../../../server/engines/instanceUsers';
 import { instanceWorld, type InstanceWorld } from './world';
 
 // A PostgreSQL instance through the API, against Debian's postgresql 15: everything for real.

@@ -12,7 +12,7 @@ import { openDb } from '../../../server/db/open';
 import type { Db } from '../../../server/db/schema';
 import { etcdEngine } from '../../../server/engines/etcd';
 import { pgEngine } from '../../../server/engines/pg';
-import { removeInstanceUser } from '../../../server/engines/processRunner';
+import { removeInstanceUser } from '../../../server/engines/instanceUsers';
 import { InProcessBus, type HubEvent } from '../../../server/hub/bus';
 import { addUser, origin, testConfig } from '../helpers';
 
