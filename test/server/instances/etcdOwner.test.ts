@@ -24,14 +24,6 @@ async function secret(cookie?: string, query = ''): Promise<string> {
   return res.json().password;
 }
 
-async function audit(action: string) {
-  return world.db.selectFrom('audit_entries').selectAll().where('action', '=', action).orderBy('at', 'desc').execute();
-}
-
-async function userId(email: string) {
-  return (await world.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow()).id;
-}
-
 beforeAll(async () => {
   world = await instanceWorld();
   const team = await world.groupWithMember('team', 'member@example.com');
@@ -60,15 +52,15 @@ describe('the owner user of an etcd instance', () => {
     expect({ status: ran.status, keys: ran.stdout.trim() }).toEqual({ status: 0, keys: 'feature/dark-mode' });
     expectRefused(memberOf(), 'nobody', ['get', '--prefix', ''], /user name is empty/);
     expectRefused(memberOf(), asOwner(password), ['user', 'add', 'mine:pw'], /permission denied/);
-    const [entry] = await audit('instances.connection.secret');
-    expect(entry).toMatchObject({ outcome: 'success', target: kv.id, user_id: await userId('member@example.com') });
+    const [entry] = await world.auditOf('instances.connection.secret');
+    expect(entry).toMatchObject({ outcome: 'success', target: kv.id, user_id: await world.userId('member@example.com') });
     expect(JSON.parse(entry.detail!)).toMatchObject({ role: 'app' });
   });
 
   it("never reveals root's password, to admins either (audited as dangerous)", async () => {
     expect(expectProblem(await world.call('POST', `/instances/${kv.id}/connection/secret?role=superuser`, {}, member), 403).detail).toMatch(/Only admins/);
     expect(expectProblem(await world.call('POST', `/instances/${kv.id}/connection/secret?role=superuser`, {}), 409).detail).toMatch(/root user is Warden's alone/);
-    const entries = await audit('instances.connection.secret.superuser');
+    const entries = await world.auditOf('instances.connection.secret.superuser');
     expect(entries.map((e) => [e.outcome, JSON.parse(e.detail!).status])).toEqual([
       ['failure', 409],
       ['failure', 403],
@@ -84,7 +76,7 @@ describe('the owner user of an etcd instance', () => {
     expectRefused(memberOf(), asOwner(old), ['get', 'feature/dark-mode'], /authentication failed/);
     expect(etcdctl(memberOf(), ['get', 'feature/dark-mode', '--print-value-only'], { as: asOwner(fresh) })).toBe('on\n');
     expect(await secret(member)).toBe(fresh);
-    expect((await audit('instances.connection.rotate'))[0]).toMatchObject({ outcome: 'success', target: kv.id, user_id: await userId('member@example.com') });
+    expect((await world.auditOf('instances.connection.rotate'))[0]).toMatchObject({ outcome: 'success', target: kv.id, user_id: await world.userId('member@example.com') });
 
     expect((await world.call('POST', `/instances/${kv.id}/restart`, {}, member)).statusCode).toBe(202);
     await world.service().idle();

@@ -72,22 +72,14 @@ const ownerOnly = {
   database_owner: 'app',
 };
 
-async function audit(action: string) {
-  return world.db.selectFrom('audit_entries').selectAll().where('action', '=', action).orderBy('at', 'desc').execute();
-}
-
-async function userId(email: string) {
-  return (await world.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow()).id;
-}
-
 beforeAll(async () => {
   world = await instanceWorld();
   member = await world.cookieFor('member@example.com');
   outsider = await world.cookieFor('outsider@example.com');
   const team = await createGroup(world.db, { name: 'team' }, new Date());
   const others = await createGroup(world.db, { name: 'others' }, new Date());
-  await addMembers(world.db, team.id, [await userId('member@example.com')], new Date());
-  await addMembers(world.db, others.id, [await userId('outsider@example.com')], new Date());
+  await addMembers(world.db, team.id, [await world.userId('member@example.com')], new Date());
+  await addMembers(world.db, others.id, [await world.userId('outsider@example.com')], new Date());
   const res = await world.call('POST', '/instances', { name: 'owned', type: 'pg', groupId: team.id });
   expect(res.statusCode).toBe(202);
   await world.service().idle();
@@ -119,14 +111,14 @@ describe('the owner role of a PostgreSQL instance', () => {
     const password = await secret(instance.id, member);
     const made = psql(instance.port, 'app', password, 'app', "create table notes (id int primary key, body text); insert into notes values (1, 'hello'); select count(*) from notes");
     expect(made).toMatchObject({ ok: true, out: '1' });
-    const [entry] = await audit('instances.connection.secret');
-    expect(entry).toMatchObject({ outcome: 'success', target: instance.id, user_id: await userId('member@example.com') });
+    const [entry] = await world.auditOf('instances.connection.secret');
+    expect(entry).toMatchObject({ outcome: 'success', target: instance.id, user_id: await world.userId('member@example.com') });
   });
 
   it("refuses a member the superuser's password (403, audited as dangerous); admins get it", async () => {
     const refused = await world.call('POST', `/instances/${instance.id}/connection/secret?role=superuser`, {}, member);
     expect(expectProblem(refused, 403).detail).toMatch(/Only admins/);
-    const [entry] = await audit('instances.connection.secret.superuser');
+    const [entry] = await world.auditOf('instances.connection.secret.superuser');
     expect(entry).toMatchObject({ outcome: 'failure', target: instance.id });
     expect(JSON.parse(entry.detail!)).toMatchObject({ dangerous: true, status: 403 });
     const password = await secret(instance.id, undefined, '?role=superuser');
@@ -166,7 +158,7 @@ describe('the owner role of a PostgreSQL instance', () => {
     expect(refused.err).toMatch(/password authentication failed for user "app"/);
     expect(psql(instance.port, 'app', fresh, 'app', 'select count(*) from notes')).toMatchObject({ ok: true, out: '1' });
     expect(await secret(instance.id, member)).toBe(fresh);
-    expect((await audit('instances.connection.rotate'))[0]).toMatchObject({ outcome: 'success', target: instance.id });
+    expect((await world.auditOf('instances.connection.rotate'))[0]).toMatchObject({ outcome: 'success', target: instance.id });
     // The password never reaches the instance's log, whatever its logging says.
     const logs = fs.readdirSync(`${world.dataDir}/instances/${instance.id}/logs`).map((f) => fs.readFileSync(`${world.dataDir}/instances/${instance.id}/logs/${f}`, 'utf8'));
     expect(logs.join('\n')).not.toContain(fresh);
@@ -185,7 +177,7 @@ describe('databases through the API', () => {
     expect(list.find((d) => d.name === 'app')).toMatchObject({ owner: 'app', isDefault: true });
     expect(list.find((d) => d.name === 'postgres')).toMatchObject({ system: true });
     expect(list.every((d) => d.sizeBytes > 0)).toBe(true);
-    expect((await audit('instances.databases.create'))[0]).toMatchObject({ outcome: 'success', target: instance.id });
+    expect((await world.auditOf('instances.databases.create'))[0]).toMatchObject({ outcome: 'success', target: instance.id });
   });
 
   it('refuses bad names, reserved names, duplicates and owners Warden did not make', async () => {
@@ -233,7 +225,7 @@ describe('roles through the API', () => {
     expect(list.find((r) => r.name === 'app')).toMatchObject({ owner: true, superuser: false });
     expect(list.find((r) => r.name === 'postgres')).toMatchObject({ superuser: true, managed: false });
     expect(list.some((r) => r.name.startsWith('pg_'))).toBe(false);
-    const [entry] = await audit('instances.roles.create');
+    const [entry] = await world.auditOf('instances.roles.create');
     expect(entry.outcome).toBe('success');
     expect(entry.detail).not.toContain('reader-secret-1');
   });
@@ -280,7 +272,7 @@ describe('roles through the API', () => {
     expect((await roles()).map((r) => r.name)).not.toContain('viewer');
     const databases = (await world.call('GET', `/instances/${instance.id}/databases`)).json() as Database[];
     expect(databases.find((d) => d.name === 'viewer_db')).toMatchObject({ owner: 'app' });
-    expect((await audit('instances.roles.delete'))[0]).toMatchObject({ outcome: 'success' });
+    expect((await world.auditOf('instances.roles.delete'))[0]).toMatchObject({ outcome: 'success' });
   });
 });
 

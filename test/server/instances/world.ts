@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
+import type { Selectable } from 'kysely';
 import type { Instance } from '../../../contracts/instances';
 import { buildApp, type App } from '../../../server/app';
 import { startCookieSession } from '../../../server/auth/sessions';
@@ -9,7 +10,7 @@ import { addMembers, createGroup } from '../../../server/db/groups';
 import { findInstanceRow, allInstanceRows } from '../../../server/db/instances';
 import { migrateToLatest } from '../../../server/db/migrations';
 import { openDb } from '../../../server/db/open';
-import type { Db } from '../../../server/db/schema';
+import type { AuditEntriesTable, Db } from '../../../server/db/schema';
 import { etcdEngine } from '../../../server/engines/etcd';
 import { pgEngine } from '../../../server/engines/pg';
 import { removeInstanceUser } from '../../../server/engines/instanceUsers';
@@ -36,6 +37,10 @@ export interface InstanceWorld {
   events(name: string): any[];
   logCount(instanceId: string): Promise<number>;
   cookieFor(email: string, role?: 'admin' | 'regular'): Promise<string>;
+  /** The audit entries of an action, newest first. */
+  auditOf(action: string): Promise<Selectable<AuditEntriesTable>[]>;
+  /** A user's id by e-mail. */
+  userId(email: string): Promise<string>;
   /** A new group with a new regular user in it: the group's id and the member's cookie. */
   groupWithMember(groupName: string, email: string): Promise<{ groupId: string; cookie: string }>;
   /** Creates an instance as the admin and waits for its creation to finish. */
@@ -100,6 +105,10 @@ export async function instanceWorld(): Promise<InstanceWorld> {
     },
     async cookieFor(email, role = 'regular') {
       return session((await addUser(db, email, role)).id);
+    },
+    auditOf: (action) => db.selectFrom('audit_entries').selectAll().where('action', '=', action).orderBy('at', 'desc').execute(),
+    async userId(email) {
+      return (await db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow()).id;
     },
     async groupWithMember(groupName, email) {
       const group = await createGroup(db, { name: groupName }, new Date());
