@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { admin, regular } from './globalSetup';
 import { signIn } from './signIn';
-import { freePort, startWarden, type WardenProcess } from './wardenProcess';
+import { CrashableWarden } from './wardenProcess';
 
 const liveStatus = (page: Page) => page.getByRole('status', { name: /Live connection/ });
 
@@ -34,20 +31,11 @@ test('a DebugMessage sent to all appears as a toast in another signed-in browser
 });
 
 test.describe('a server restart', () => {
-  let warden: WardenProcess;
-  let dataDir: string;
-  let port: number;
-  const env = () => ({ WARDEN_DATA_DIR: dataDir, WARDEN_ADMIN_EMAIL: admin.email, WARDEN_ADMIN_PASSWORD: admin.password });
-
+  let warden: CrashableWarden;
   test.beforeAll(async () => {
-    dataDir = mkdtempSync(path.join(tmpdir(), 'warden-e2e-restart-'));
-    port = await freePort();
-    warden = await startWarden(env(), port);
+    warden = await CrashableWarden.start('restart', admin);
   });
-  test.afterAll(async () => {
-    await warden.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  test.afterAll(() => warden.stop());
 
   test('shows Reconnecting, then Connected again, and the page keeps receiving its group events', async ({ browser }) => {
     test.setTimeout(90_000);
@@ -56,9 +44,9 @@ test.describe('a server restart', () => {
     await expect(page.getByRole('heading', { level: 1, name: 'Groups' })).toBeVisible();
     await expect(liveStatus(page)).toHaveAccessibleName(/Live$/);
 
-    warden.child.kill('SIGKILL');
+    await warden.kill();
     await expect(liveStatus(page)).toHaveAccessibleName(/Reconnecting/);
-    warden = await startWarden(env(), port);
+    await warden.startAgain();
     await expect(liveStatus(page)).toHaveAccessibleName(/Live$/, { timeout: 45_000 });
 
     // A group created elsewhere reaches this page live: the hub group was joined again.

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 const root = path.resolve(__dirname, '../..');
@@ -63,4 +65,46 @@ export async function startWarden(env: Record<string, string>, port: number): Pr
         child.kill('SIGTERM');
       }),
   };
+}
+
+/**
+ * A server of a describe block's own, over a data dir of its own, that a test may kill as a crash
+ * would and start again on the same port (so the open console's URL stays right).
+ */
+export class CrashableWarden {
+  private constructor(
+    private readonly dataDir: string,
+    private readonly port: number,
+    private process: WardenProcess,
+  ) {}
+
+  static async start(name: string, admin: { email: string; password: string }): Promise<CrashableWarden> {
+    const dataDir = mkdtempSync(path.join(tmpdir(), `warden-e2e-${name}-`));
+    const port = await freePort();
+    const env = { WARDEN_DATA_DIR: dataDir, WARDEN_ADMIN_EMAIL: admin.email, WARDEN_ADMIN_PASSWORD: admin.password };
+    return new CrashableWarden(dataDir, port, await startWarden(env, port));
+  }
+
+  get url() {
+    return this.process.url;
+  }
+
+  /** SIGKILL, waited for. */
+  async kill() {
+    const { child } = this.process;
+    if (child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  }
+
+  /** Starts again over the same data dir and port. */
+  async startAgain() {
+    this.process = await startWarden({ WARDEN_DATA_DIR: this.dataDir }, this.port);
+  }
+
+  async stop() {
+    await this.process.stop();
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
 }
