@@ -114,11 +114,10 @@ export function instanceUser(rt: RuntimeLike): EngineUser | null {
 interface RuntimeLike {
   id: string;
   dir: string;
-  limits?: ProcessLimits;
 }
 
-/** The user as one instance's processes run: confined to that instance's folder, with its limits. */
-const within = (rt: RuntimeLike, user: EngineUser): EngineUser => ({ ...user, dir: rt.dir, ...(rt.limits && { limits: rt.limits }) });
+/** The user as one instance's processes run: confined to that instance's folder (its limits are kept beside it, confinement.ts). */
+const within = (rt: RuntimeLike, user: EngineUser): EngineUser => ({ ...user, dir: rt.dir });
 
 /**
  * The user an existing instance runs as, without creating one: for work on an instance that has
