@@ -1,5 +1,5 @@
 import { CloseButton, Dialog, Portal } from '@chakra-ui/react';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { modalRegistry } from './modalRegistry';
 import { selectModal } from './selectors';
@@ -12,6 +12,10 @@ export function GlobalModal() {
   // The last modal stays on screen while the dialog animates out after the slice closed it.
   const [shown, setShown] = useState(modal);
   if (modal && modal !== shown) setShown(modal);
+  // The exit of one modal may end after the next one opened (a refusal answered at once): then
+  // the next one stays, so what the person is about to click is not taken from under them.
+  const latest = useRef(modal);
+  latest.current = modal;
 
   const close = (result?: unknown) => dispatch(closeModal(result));
   const Body = shown ? modalRegistry[shown.component] : undefined;
@@ -20,7 +24,7 @@ export function GlobalModal() {
     <Dialog.Root
       open={modal !== null}
       onOpenChange={({ open }) => !open && close(undefined)}
-      onExitComplete={() => setShown(null)}
+      onExitComplete={() => !latest.current && setShown(null)}
       placement="center"
       lazyMount
       unmountOnExit
