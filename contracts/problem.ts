@@ -8,6 +8,8 @@ export const Problem = Type.Object({
   detail: Type.Optional(Type.String()),
   instance: Type.Optional(Type.String()),
   errors: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
+  /** The id the server gave the request (also its X-Request-Id header): the key to its log lines. */
+  requestId: Type.Optional(Type.String()),
 });
 export type Problem = Static<typeof Problem>;
 

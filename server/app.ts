@@ -175,6 +175,8 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
   });
   if (!deps.db) app.addHook('onClose', async () => db.destroy());
 
+  // Every answer names its request; a problem's body does too, and the log lines carry it as reqId.
+  app.addHook('onRequest', async (request, reply) => void reply.header('x-request-id', request.id));
   // Order matters: onRequest hooks run in registration order, so security headers are set before
   // the SPA may answer a navigation, and the SPA answers before the access rules are enforced.
   app.register(cookie);

@@ -89,8 +89,10 @@ export function validationProblem(errors: FieldErrors): HttpProblem {
   return new HttpProblem(400, undefined, { title: validationTitle, errors });
 }
 
+/** Answers a problem, naming the request it answers so an operator can find its log lines. */
 export function sendProblem(reply: FastifyReply, problem: HttpProblem): FastifyReply {
-  return reply.code(problem.status).headers(problem.headers).type(problemContentType).send(problem.toJSON());
+  const body: Problem = { ...problem.toJSON(), requestId: reply.request.id };
+  return reply.code(problem.status).headers(problem.headers).type(problemContentType).send(body);
 }
 
 interface AjvError {

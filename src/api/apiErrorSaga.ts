@@ -83,6 +83,9 @@ function* reportFailure(action: FailedCall): SagaIterator {
   // One message per failure: the form already says what is wrong with which field.
   if (fields && fieldErrorsShownInline.has(action.meta.arg.endpointName)) return;
   // Elsewhere the fields' own words, never the generic 'One or more validation errors occurred.'
-  const detail = fields ? fieldMessages(fields) : problemText(action.payload);
+  const said = fields ? fieldMessages(fields) : problemText(action.payload);
+  // A fault of the server's own comes with the id its log lines carry, for whoever looks them up.
+  const requestId = status !== undefined && status >= 500 ? problemOf(action.payload)?.requestId : undefined;
+  const detail = requestId ? `${(said ?? 'The server failed').replace(/([^.!?])$/, '$1.')} Request id: ${requestId}` : said;
   yield put(pushToast({ status: 'error', summary: 'Request failed', detail }));
 }

@@ -93,6 +93,28 @@ describe('internal errors', () => {
     expect(lines.join('')).toContain('disk /var/secret/path exploded');
   });
 
+  it('names the request in the answer and the body, and the log line of the error carries the same id', async () => {
+    const lines: string[] = [];
+    await h.close();
+    h = await setup({ logger: { level: 'info', stream: { write: (line) => lines.push(line) } } });
+    h.app.get('/test/boom', { config: { access: 'public' } }, async () => {
+      throw new Error('exploded');
+    });
+
+    const res = await h.app.inject({ url: '/test/boom' });
+
+    const requestId = res.headers['x-request-id'];
+    expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.json()).toMatchObject({ status: 500, requestId });
+    const logged = lines.map((line) => JSON.parse(line) as { reqId?: string; msg?: string; err?: { message?: string } });
+    expect(logged).toContainEqual(expect.objectContaining({ reqId: requestId, msg: 'Unhandled error', err: expect.objectContaining({ message: 'exploded' }) }));
+    // Every answer names its request, a good one too; each its own.
+    const healthy = await h.app.inject({ url: '/healthz' });
+    expect(healthy.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(healthy.headers['x-request-id']).not.toBe(requestId);
+    expect(expectProblem(await h.app.inject({ url: '/api/nothing-here', headers: { accept: 'application/json' } }), 404)).toHaveProperty('requestId');
+  });
+
   it.each([
     ['SQLITE_FULL', "The server's disk is full"],
     ['ENOSPC', "The server's disk is full"],

@@ -46,6 +46,15 @@ describe('apiErrorSaga: the actions it dispatches', () => {
     expect(actions[1].payload).toMatchObject({ status: 'error', summary: 'Request failed', detail: 'boom' });
   });
 
+  it('names the request of a server fault, so its log lines can be found, but not of a refusal', () => {
+    const store = recordSaga();
+    store.dispatch(rejectedCall('groupsPage', { status: 500, data: { title: 'Internal Server Error', status: 500, type: 'x', requestId: 'f00d-1' } }));
+    store.dispatch(rejectedCall('groupsPage', { status: 409, data: { title: 'Conflict', status: 409, type: 'x', detail: 'Busy.', requestId: 'f00d-2' } }));
+
+    const toasts = (store.getActions() as UnknownAction[]).filter((action) => action.type === pushToast.type);
+    expect(toasts.map((toast) => (toast.payload as { detail?: string }).detail)).toEqual(['Internal Server Error. Request id: f00d-1', 'Busy.']);
+  });
+
   it('dispatches nothing for a refused sign-in, a skipped call or one that is not the API', () => {
     const store = recordSaga();
     const refused = rejectedCall('login', { status: 401, data: { detail: 'Failed' } }, 'api/executeMutation/rejected');
