@@ -21,6 +21,7 @@ export const hubEvents = [
   'DebugMessage',
   'ClientBuildProgress',
   'ScriptRunUpdated',
+  'RecoveryWindowChanged',
 ] as const;
 export type HubEventName = (typeof hubEvents)[number];
 
