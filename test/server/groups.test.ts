@@ -157,7 +157,7 @@ describe('seeing groups', () => {
     const hidden = expectProblem(await get(`/groups/${payments.id}`, bob), 404);
     const absent = expectProblem(await get('/groups/no-such-group', bob), 404);
     expect(hidden.detail).toBe(`No group has the id ${payments.id}.`);
-    expect({ ...hidden, detail: undefined }).toEqual({ ...absent, detail: undefined });
+    expect({ ...hidden, detail: undefined, requestId: undefined }).toEqual({ ...absent, detail: undefined, requestId: undefined });
     expectProblem(await get(`/groups/${payments.id}/users`, bob), 404);
     expectProblem(await get(`/groups/${payments.id}/instances`, bob), 404);
     expectProblem(await get('/groups/no-such-group'), 404);
