@@ -4,6 +4,7 @@ import type { Instance } from '../../../contracts/instances';
 import { useAppSelector } from '../../app/hooks';
 import { EmptyState, ErrorState, LoadingState } from '../../components/ListStates';
 import { Section } from '../../components/Section';
+import { statusLabel } from '../../components/StatusBadge';
 import { selectConnection } from '../realtime/selectors';
 import { metricCharts } from './metricCharts';
 import { defaultMetricRange, metricRanges, type MetricRange } from './metricRanges';
@@ -35,7 +36,10 @@ function RangePicker({ value, onChange }: { value: MetricRange; onChange: (range
  */
 export function MonitoringSection({ instance }: { instance: Instance }) {
   const [range, setRange] = useState<MetricRange>(defaultMetricRange);
-  const live = useAppSelector(selectConnection) === 'Connected';
+  const connected = useAppSelector(selectConnection) === 'Connected';
+  // New samples come only from a running instance over an open connection; else the charts end at the last one.
+  const running = instance.status === 'running';
+  const liveness = running ? (connected ? 'Live' : 'Not live') : `${statusLabel(instance.status)} — showing the last samples`;
   // currentData: after a range change, the old range's charts are not shown as the new one's.
   const { currentData: metrics, isFetching, refetch } = useInstanceMetricsQuery({ instanceId: instance.id, type: instance.type, range });
 
@@ -70,9 +74,9 @@ export function MonitoringSection({ instance }: { instance: Instance }) {
       title="Monitoring"
       description={
         <HStack as="span" gap="2">
-          <span>Figures sampled from the running instance.</span>
-          <Badge colorPalette={live ? 'green' : 'gray'} variant="subtle">
-            {live ? 'Live' : 'Not live'}
+          <span>Figures sampled while the instance runs.</span>
+          <Badge colorPalette={running && connected ? 'green' : 'gray'} variant="subtle">
+            {liveness}
           </Badge>
         </HStack>
       }

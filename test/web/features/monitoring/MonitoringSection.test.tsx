@@ -200,4 +200,15 @@ describe('MonitoringSection', () => {
     // From the push alone: the server was asked once.
     expect(metrics.seen).toHaveLength(1);
   });
+
+  it('does not claim to be live for a stopped instance, even while connected', async () => {
+    const { store } = openInstance(metricsHandler(connectionSeries), { ...orders, status: 'stopped' });
+    await chart('Connections');
+    act(() => {
+      store.dispatch(connectionChanged({ state: 'Connected' }));
+    });
+    const section = await monitoring();
+    expect(section.getByText('Stopped — showing the last samples')).toBeInTheDocument();
+    expect(section.queryByText('Live')).not.toBeInTheDocument();
+  });
 });
