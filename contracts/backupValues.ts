@@ -8,6 +8,13 @@ export type BackupTrigger = (typeof backupTriggers)[number];
 export const backupStatuses = ['pending', 'running', 'succeeded', 'failed', 'corrupt'] as const;
 export type BackupStatus = (typeof backupStatuses)[number];
 
+/** How a database backup of a pg instance is taken: a logical dump, or a physical pgBackRest backup. */
+export const databaseBackupMethods = ['dump', 'full', 'diff', 'incr'] as const;
+export type DatabaseBackupMethod = (typeof databaseBackupMethods)[number];
+/** The format a physical backup is listed with: `pgBackRest full` and so on. */
+export const physicalFormatPrefix = 'pgBackRest ';
+export const isPhysicalFormat = (format: string) => format.startsWith(physicalFormatPrefix);
+
 export const backupSortFields = ['startedAt', 'finishedAt', 'sizeBytes', 'status', 'instanceName'] as const;
 
 /** How long a signed download URL stays valid. */

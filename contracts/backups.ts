@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { backupKinds, backupStatuses, backupTriggers, retentionLimits } from './backupValues';
+import { backupKinds, backupStatuses, backupTriggers, databaseBackupMethods, retentionLimits } from './backupValues';
 import { PageQuery } from './page';
 
 export * from './backupValues';
@@ -26,6 +26,17 @@ export const BackupContents = Type.Object({
   keyCount: Type.Optional(Type.Integer()),
   /** File backups: whether the data directory was copied cold (instance stopped). */
   dataDirectory: Type.Optional(Type.Boolean()),
+  /** pg physical backups: pgBackRest's set, in the instance's WAL archive (restored to a point in time). */
+  physical: Type.Optional(
+    Type.Object({
+      label: Type.String(),
+      walStart: Type.String(),
+      walStop: Type.String(),
+      lsnStart: Type.String(),
+      lsnStop: Type.String(),
+      databaseBytes: Type.Integer(),
+    }),
+  ),
   /** The tool versions that wrote the archive (pg_dump, etcdctl, tar). */
   tools: Type.Optional(Type.Record(Type.String(), Type.String())),
 });
@@ -201,6 +212,11 @@ export const RetentionPreview = Type.Object({
   freedBytes: Type.Integer(),
 });
 export type RetentionPreview = Static<typeof RetentionPreview>;
+
+/** POST /instances/{id}/backups/database/backup: a dump (the default) or a physical backup of a pg instance. */
+export const TakeDatabaseBackupRequest = Type.Optional(
+  Type.Object({ kind: Type.Optional(literals(databaseBackupMethods)) }, { additionalProperties: false }),
+);
 
 export const DeleteBackupQuery = Type.Object(
   { force: Type.Optional(Type.Boolean({ default: false })) },

@@ -34,6 +34,14 @@ export const ServerInfo = Type.Object({
   hubConnections: Type.Integer(),
   /** Whether engine processes run confined (bubblewrap), and why not. */
   confinement: Type.Object({ active: Type.Boolean(), reason: Type.Union([Type.String(), Type.Null()]) }),
+  /** Whether pg instances archive WAL with pgBackRest, into which repository (a folder or a bucket), and why not. */
+  pointInTimeRecovery: Type.Object({
+    active: Type.Boolean(),
+    repository: Type.Union([Type.Literal('local'), Type.Literal('s3'), Type.Null()]),
+    /** The folder, or the bucket's endpoint, bucket and prefix. */
+    location: Type.Union([Type.String(), Type.Null()]),
+    reason: Type.Union([Type.String(), Type.Null()]),
+  }),
 });
 export type ServerInfo = Static<typeof ServerInfo>;
 

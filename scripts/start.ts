@@ -32,6 +32,7 @@ async function main(): Promise<void> {
     isRoot: process.getuid?.() === 0,
     isDebian: existsSync('/etc/debian_version'),
     hasBubblewrap: existsSync('/usr/bin/bwrap'),
+    hasPgBackRest: config.pitr?.enabled === false || existsSync(config.pitr?.bin ?? '/usr/bin/pgbackrest'),
     run: runStreamed,
     print: (line) => console.log(line),
   });

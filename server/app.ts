@@ -34,6 +34,9 @@ import { healthRoutes } from './routes/health';
 import { outboxRoutes } from './routes/outbox';
 import { instanceConnectionRoutes } from './routes/instanceConnection';
 import { instanceRoutes } from './routes/instances';
+import { pitrRoutes } from './routes/pitr';
+import { PitrService } from './pitr/pitrService';
+import { pitrOptions } from './pitr/pitrConfig';
 import { instanceConfigRoutes } from './routes/instanceConfig';
 import { databaseRoutes } from './routes/databases';
 import { logRoutes } from './routes/logs';
@@ -101,7 +104,8 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
   const hub = new Hub(bus, groupMethods(authz.canSeeInstance), app.log, deps.hubLimits ?? defaultHubLimits, redactor.value);
   const clock = deps.clock ?? systemClock;
   const logs = new LogService(db, bus, clock, config.logPollMs ?? instanceDefaults.logPollMs);
-  const pg = pgEngine(config.engines, { catalogDir: path.join(config.dataDir, 'engines') });
+  const pitr = pitrOptions(config);
+  const pg = pgEngine(config.engines, { catalogDir: path.join(config.dataDir, 'engines'), pitr: pitr.options });
   const engines = deps.engines ?? { pg, etcd: etcdEngine(config.engines) };
   // A listening, supervising server reads the pg parameter catalogue in the background when none is
   // cached, so the first instance's parameters are checked without waiting; close waits for it so no
@@ -126,6 +130,15 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
   const backups = new BackupService({ db, bus, clock, config, logs, instances, storage });
   instances.attachBackups(backups);
   const scripts = new ScriptService({ db, bus, clock, config, logs, instances, backups });
+  const pointInTime = new PitrService({
+    db,
+    bus,
+    clock,
+    logs,
+    instances,
+    disabledReason: pitr.reason,
+    intervalMs: config.probeIntervalMs ?? instanceDefaults.probeIntervalMs,
+  });
   const ctx: AppContext = { config, db, clock, bus, hub, logs, instances };
   const retention = new LogRetention(db, logs, clock, {
     maxAgeMs: config.logRetentionMs ?? logDefaults.retentionMs,
@@ -159,6 +172,7 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
       await instances.startSupervision();
       await backups.start();
       await scripts.recover();
+      pointInTime.start();
       retention.start();
       metrics.start();
       statistics.start();
@@ -168,6 +182,7 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
     await statistics.close();
     await metrics.close();
     await retention.stop();
+    await pointInTime.stop();
     // Runs first: their sandboxes are removed while the services they use still work.
     await scripts.close();
     await backups.close();
@@ -205,12 +220,13 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
   app.register(instanceBackupRoutes, { prefix: '/instances', ctx, authz, service: backups });
   app.register(scriptRoutes, { prefix: '/instances', ctx, authz, service: scripts });
   app.register(backupRoutes, { ctx, authz, service: backups });
+  app.register(pitrRoutes, { prefix: '/instances', ctx, authz, service: pointInTime });
   app.register(logRoutes, { ctx, authz });
   app.register(statisticsRoutes, { ctx, authz });
   app.register(clientVersionRoutes, { prefix: '/client-versions', ctx, catalog: releases, builds: clientBuilds });
 
   // Tests, benchmarks and main reach the services of this app through it.
-  return Object.assign(app, { instances, instanceLogs: logs, backups, scripts, logRetention: retention, clientBuilds, metrics, statistics });
+  return Object.assign(app, { instances, instanceLogs: logs, backups, scripts, pointInTime, logRetention: retention, clientBuilds, metrics, statistics });
 }
 
 export type App = ReturnType<typeof buildApp>;

@@ -58,6 +58,12 @@ export interface Config {
   buildClients?: 'auto' | 'never';
   /** The longest timeout a script run may ask for (WARDEN_SCRIPT_TIMEOUT_MAX, e.g. 10m); default scriptDefaults.timeoutMaxMs. */
   scriptTimeoutMaxMs?: number;
+  /**
+   * WAL archiving and point-in-time recovery of pg instances with pgBackRest (WARDEN_PITR=on, the
+   * default; off turns it off): the binary, and the repositories' place — `<dataDir>/pitr` unless
+   * WARDEN_PITR_S3_* name a bucket. Absent (a hand-made Config) is off.
+   */
+  pitr?: PitrConfig;
 }
 
 export const identityDefaults = { allowRegistration: false, authRateLimit: 20, accountRateLimit: 10 } as const;
@@ -123,6 +129,7 @@ export function loadConfig(env: Env = process.env): Config {
     scriptTimeoutMaxMs: parseDuration('WARDEN_SCRIPT_TIMEOUT_MAX', read('WARDEN_SCRIPT_TIMEOUT_MAX'), scriptDefaults.timeoutMaxMs) || scriptDefaults.timeoutMaxMs,
     allowRegistration: parseBoolean('WARDEN_ALLOW_REGISTRATION', read('WARDEN_ALLOW_REGISTRATION'), identityDefaults.allowRegistration),
     smtpUrl: parseSmtpUrl(read('WARDEN_SMTP_URL')),
+    pitr: parsePitr(read),
     mailFrom: read('WARDEN_MAIL_FROM'),
     authRateLimit: parseInteger('WARDEN_AUTH_RATE_LIMIT', read('WARDEN_AUTH_RATE_LIMIT'), identityDefaults.authRateLimit, 1, 100_000),
     accountRateLimit: parseInteger(
@@ -132,6 +139,51 @@ export function loadConfig(env: Env = process.env): Config {
       1,
       100_000,
     ),
+  };
+}
+
+export interface PitrConfig {
+  enabled: boolean;
+  bin: string;
+  s3: {
+    endpoint: string;
+    bucket: string;
+    region: string;
+    key: string;
+    secret: string;
+    prefix: string;
+    verifyTls: boolean;
+    caFile: string | null;
+  } | null;
+}
+
+/** WARDEN_PITR and WARDEN_PITR_S3_*: a bucket needs its endpoint, name, key and secret, or none of them. */
+function parsePitr(read: (name: string) => string | undefined): PitrConfig {
+  const s3Names = ['ENDPOINT', 'BUCKET', 'KEY', 'SECRET'] as const;
+  const given = s3Names.filter((name) => read(`WARDEN_PITR_S3_${name}`) !== undefined);
+  if (given.length > 0 && given.length < s3Names.length) {
+    const missing = s3Names.filter((name) => !given.includes(name)).map((name) => `WARDEN_PITR_S3_${name}`);
+    throw new Error(`An S3 repository for point-in-time recovery also needs ${missing.join(', ')}.`);
+  }
+  const endpoint = read('WARDEN_PITR_S3_ENDPOINT');
+  const caFile = read('WARDEN_PITR_S3_CA_FILE');
+  return {
+    enabled: parseBoolean('WARDEN_PITR', read('WARDEN_PITR'), true),
+    bin: read('WARDEN_PGBACKREST_BIN') ?? '/usr/bin/pgbackrest',
+    s3:
+      endpoint === undefined
+        ? null
+        : {
+            // pgBackRest takes a host (and port) and always speaks TLS.
+            endpoint: endpoint.replace(/^https:\/\//, '').replace(/\/+$/, ''),
+            bucket: read('WARDEN_PITR_S3_BUCKET')!,
+            region: read('WARDEN_PITR_S3_REGION') ?? 'us-east-1',
+            key: read('WARDEN_PITR_S3_KEY')!,
+            secret: read('WARDEN_PITR_S3_SECRET')!,
+            prefix: (read('WARDEN_PITR_S3_PREFIX') ?? 'warden').replace(/^\/+|\/+$/g, ''),
+            verifyTls: parseBoolean('WARDEN_PITR_S3_VERIFY_TLS', read('WARDEN_PITR_S3_VERIFY_TLS'), true),
+            caFile: caFile ? path.resolve(caFile) : null,
+          },
   };
 }
 
@@ -184,8 +236,8 @@ function parsePortRange(raw: string | undefined): { from: number; to: number } {
 
 function parseBoolean(name: string, raw: string | undefined, fallback: boolean): boolean {
   if (raw === undefined) return fallback;
-  if (/^(true|1|yes)$/i.test(raw)) return true;
-  if (/^(false|0|no)$/i.test(raw)) return false;
+  if (/^(true|1|yes|on)$/i.test(raw)) return true;
+  if (/^(false|0|no|off)$/i.test(raw)) return false;
   throw new Error(`${name} must be true or false, got '${raw}'`);
 }
 

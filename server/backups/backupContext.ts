@@ -29,6 +29,14 @@ export interface RunningBackup {
 }
 
 /** Where a backup's archive is kept. */
+/** Why a physical backup (pgBackRest's, in the instance's WAL archive) is not handled like a dump. */
+export const physicalOnly = {
+  download: 'A physical backup lives in the instance\'s WAL archive: restore it to a point in time instead of downloading it.',
+  verify: 'A physical backup is checked by the restore drill and by pgBackRest\'s verify of the WAL archive, not by this verification.',
+  restore: 'A physical backup is restored to a point in time: use "Restore to a point in time" (POST /instances/{id}/restore-point).',
+  delete: 'A physical backup leaves with the recovery window: pgBackRest expires it once no restore inside the window needs it.',
+};
+
 export const storageKey = (instanceId: string, backupId: string) => `${instanceId}/${backupId}.tar`;
 
 export function message(error: unknown): string {

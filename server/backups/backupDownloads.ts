@@ -1,3 +1,5 @@
+import { isPhysicalFormat } from '../../contracts/backupValues';
+import { physicalOnly } from './backupContext';
 import type { Readable } from 'node:stream';
 import type { DownloadUrl } from '../../contracts/backups';
 import { downloadUrlLifetimeMs } from '../../contracts/backupValues';
@@ -38,6 +40,7 @@ export class BackupDownloads {
     if (verdict === 'invalid') throw new HttpProblem(403, 'This download link is not valid: ask the console for a new one.');
     if (verdict === 'expired') throw new HttpProblem(410, 'This download link has expired (links last 5 minutes): ask the console for a new one.');
     const row = await findBackupRow(this.ctx.db, backupId);
+    if (row && isPhysicalFormat(row.format)) throw new HttpProblem(409, physicalOnly.download);
     if (!row || !row.storage_key || !row.sha256) throw new HttpProblem(404, 'The backup no longer exists.');
     if (row.status !== 'succeeded') throw new HttpProblem(409, `The backup is ${row.status}: it cannot be downloaded.`);
     const size = await this.ctx.deps.storage.size(row.storage_key).catch(() => {

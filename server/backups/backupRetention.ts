@@ -1,3 +1,5 @@
+import { isPhysicalFormat } from '../../contracts/backupValues';
+import { physicalOnly } from './backupContext';
 import type { Backup, BackupDeletedPayload, BackupKind, BackupUpdatedPayload, RetentionPreview } from '../../contracts/backups';
 import { formatBytes } from '../../contracts/backupValues';
 import { backupsOfInstance, deleteBackupRow, findBackupRow, findSchedule, toBackup, type BackupRow } from '../db/backups';
@@ -12,9 +14,10 @@ export async function deleteBackup(ctx: BackupContext, instanceId: string, kind:
   const row = await findBackupRow(ctx.db, backupId);
   if (!row || row.instance_id !== instanceId || row.kind !== kind) throw new HttpProblem(404, `The instance has no ${kind} backup ${backupId}.`);
   if (row.status === 'running' || row.status === 'pending') throw new HttpProblem(409, 'The backup is still being taken: wait for it to finish.');
+  if (isPhysicalFormat(row.format) && row.status === 'succeeded') throw new HttpProblem(409, physicalOnly.delete);
   if (ctx.verifying.get(instanceId) === backupId) throw new HttpProblem(409, 'The backup is being verified: wait for it to finish.');
   if (row.status === 'succeeded' && !force) {
-    const good = (await backupsOfInstance(ctx.db, instanceId, kind)).filter((b) => b.status === 'succeeded');
+    const good = (await backupsOfInstance(ctx.db, instanceId, kind)).filter((b) => b.status === 'succeeded' && !isPhysicalFormat(b.format));
     if (good.length === 1) {
       throw new HttpProblem(
         409,
@@ -47,7 +50,8 @@ async function policyOf(ctx: BackupContext, instanceId: string): Promise<Retenti
 
 /** The instance's database backups and those of them a policy deletes now. */
 async function planFor(ctx: BackupContext, instanceId: string, policy: RetentionPolicy): Promise<{ rows: BackupRow[]; doomed: BackupRow[] }> {
-  const rows = await backupsOfInstance(ctx.db, instanceId, 'database');
+  // Physical backups leave with the recovery window (pgBackRest's expiry), not by this policy.
+  const rows = (await backupsOfInstance(ctx.db, instanceId, 'database')).filter((r) => !isPhysicalFormat(r.format));
   const candidates = rows.map((r) => ({
     id: r.id,
     status: r.status,

@@ -12,6 +12,7 @@ import type {
   RetentionPreview,
   UpdateScheduleRequest,
 } from '../../contracts/backups';
+import type { DatabaseBackupMethod } from '../../contracts/backupValues';
 import type { PageOf } from '../../contracts/page';
 import { backupsOfInstance, listBackups, summarize, toBackup, type BackupSort } from '../db/backups';
 import { pageWindow } from '../db/paging';
@@ -117,8 +118,8 @@ export class BackupService implements InstanceBackups {
 
   // ---- Jobs (takeBackup.ts, verifyBackup.ts, restoreBackup.ts, backupRetention.ts, backupSchedules.ts, backupDownloads.ts) ----
 
-  take(instanceId: string, kind: BackupKind, trigger: BackupTrigger, author: string | null): Promise<{ backup: Backup; done: Promise<Backup> }> {
-    return takeBackup(this.ctx, instanceId, kind, trigger, author);
+  take(instanceId: string, kind: BackupKind, trigger: BackupTrigger, author: string | null, method?: DatabaseBackupMethod): Promise<{ backup: Backup; done: Promise<Backup> }> {
+    return takeBackup(this.ctx, instanceId, kind, trigger, author, method);
   }
 
   beforeUpdate(instanceId: string): Promise<string> {

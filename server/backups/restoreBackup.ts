@@ -1,3 +1,5 @@
+import { isPhysicalFormat } from '../../contracts/backupValues';
+import { physicalOnly } from './backupContext';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,6 +18,7 @@ import type { BackupContext } from './backupContext';
 export async function checkCloneSource(ctx: BackupContext, instanceId: string, backupId: string): Promise<void> {
   const row = await ctx.requireBackup(instanceId, backupId);
   if (row.kind !== 'database') throw new HttpProblem(409, 'Only a database backup can seed a new instance.');
+  if (isPhysicalFormat(row.format)) throw new HttpProblem(409, physicalOnly.restore);
   if (row.status !== 'succeeded') throw new HttpProblem(409, `The backup is ${row.status}: only a succeeded backup can be restored.`);
 }
 

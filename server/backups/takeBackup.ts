@@ -11,7 +11,11 @@ import type {
   BackupTrigger,
   BackupUpdatedPayload,
 } from '../../contracts/backups';
-import { formatBytes } from '../../contracts/backupValues';
+import { formatBytes, physicalFormatPrefix, type DatabaseBackupMethod } from '../../contracts/backupValues';
+import type { PhysicalBackupKind } from '../../contracts/pitr';
+import { pgSuperuserPassword, type PgEngine } from '../engines/pg';
+import type { PgArchive } from '../engines/pgArchive';
+import { physicalBackups } from '../pitr/recoveryWindow';
 import { backupsOfInstance, insertBackup } from '../db/backups';
 import { findGroup, groupUsage } from '../db/groups';
 import { findInstanceRow, updateInstanceRow, type InstanceRow } from '../db/instances';
@@ -37,8 +41,11 @@ export async function takeBackup(
   kind: BackupKind,
   trigger: BackupTrigger,
   author: string | null,
+  method: DatabaseBackupMethod = 'dump',
 ): Promise<{ backup: Backup; done: Promise<Backup> }> {
   const instance = await ctx.requireInstance(instanceId);
+  const physical = kind === 'database' && method !== 'dump' ? method : null;
+  if (physical && instance.type !== 'pg') throw new HttpProblem(400, `A ${physical} backup is a physical backup of a PostgreSQL instance; ${instance.name} is not one.`);
   if (instance.status === 'unInitialized') throw new HttpProblem(409, `${instance.name} has no data yet: there is nothing to back up.`);
   if (ctx.running.has(instanceId)) {
     throw new HttpProblem(409, `A backup of ${instance.name} is being taken: wait for it to finish.`);
@@ -49,6 +56,8 @@ export async function takeBackup(
   if (kind === 'database' && !online) {
     throw new HttpProblem(409, `${instance.name} is not running: start it to take a database backup, or take a file backup of the stopped instance.`);
   }
+  const archive = physical ? (engine as PgEngine).archive : null;
+  if (physical && !archive) throw new HttpProblem(409, 'WAL archiving is off on this server: only dumps can be taken.');
   const id = randomUUID();
   const withData = kind === 'file' && !online;
   const entry: RunningBackup = { backupId: id, progress: { bytes: 0, percent: 0, step: 'starting' }, lastSent: 0 };
@@ -68,7 +77,7 @@ export async function takeBackup(
       finished_at: null,
       size_bytes: null,
       sha256: null,
-      format: kind === 'file' ? `tar (configuration and logs${withData ? ', data folder copied cold' : ''})` : 'pending',
+      format: physical ? `${physicalFormatPrefix}${physical}` : kind === 'file' ? `tar (configuration and logs${withData ? ', data folder copied cold' : ''})` : 'pending',
       engine_version: instance.engine_version,
       error: null,
       storage_key: null,
@@ -88,8 +97,9 @@ export async function takeBackup(
     handler: 'backup',
     message: `${kind === 'database' ? 'Database' : 'File'} backup ${id} started (${trigger}${author ? ` by ${author}` : ''}).`,
   });
+  const job = physical && archive ? executePhysical(ctx, id, instance, rt, physical, archive, entry) : execute(ctx, id, instance, rt, kind, withData, entry);
   const done = ctx.track(
-    execute(ctx, id, instance, rt, kind, withData, entry).finally(() => {
+    job.finally(() => {
       // Only its own claim: a backup started once BackupCompleted went out holds the instance now.
       if (ctx.running.get(instanceId) === entry) ctx.running.delete(instanceId);
     }),
@@ -198,6 +208,62 @@ async function execute(
   await ctx.publish('BackupCompleted', { backup } satisfies BackupCompletedPayload, instance.id);
   await stagingRemoved;
   if (backup.status === 'succeeded' && kind === 'database') await pruneBackups(ctx, instance.id).catch(() => undefined);
+  return backup;
+}
+
+/**
+ * A physical backup with pgBackRest into the instance's repository: nothing goes to Warden's storage.
+ * The set is restored to a point in time (DESIGN §12) and expired by the window, not deleted by hand.
+ */
+async function executePhysical(
+  ctx: BackupContext,
+  id: string,
+  instance: InstanceRow,
+  rt: InstanceRuntime,
+  kind: PhysicalBackupKind,
+  archive: PgArchive,
+  entry: RunningBackup,
+): Promise<Backup> {
+  const startedAt = Date.now();
+  const report = (progress: BackupProgressState) => {
+    entry.progress = progress;
+    if (Date.now() - entry.lastSent < progressIntervalMs) return;
+    entry.lastSent = Date.now();
+    void ctx.publish('BackupProgress', { backupId: id, instanceId: instance.id, ...progress } satisfies BackupProgressPayload, instance.id);
+  };
+  try {
+    const before = new Set(physicalBackups(await archive.info(rt)).map((b) => b.id));
+    await archive.backup(rt, kind, pgSuperuserPassword(rt), (done, total) =>
+      report({ bytes: done, percent: total ? Math.min(99.9, Math.round((done / total) * 1000) / 10) : null, step: `copying the data folder (${kind})` }),
+    );
+    const taken = physicalBackups(await archive.info(rt)).find((b) => !before.has(b.id));
+    if (!taken) throw new Error('pgBackRest finished but lists no new backup.');
+    const contents: BackupContents = {
+      lsn: taken.lsnStop,
+      physical: { label: taken.id, walStart: taken.walStart, walStop: taken.walStop, lsnStart: taken.lsnStart, lsnStop: taken.lsnStop, databaseBytes: taken.databaseBytes },
+    };
+    const finishedAt = ctx.now().toISOString();
+    await ctx.change(id, { status: 'succeeded', finished_at: finishedAt, size_bytes: taken.sizeBytes, contents: JSON.stringify(contents) });
+    entry.progress = { bytes: taken.sizeBytes, percent: 100, step: 'done' };
+    if (await findInstanceRow(ctx.db, instance.id)) {
+      await updateInstanceRow(ctx.db, instance.id, { last_backup_at: finishedAt });
+      await ctx.deps.instances.publishInstance('InstanceUpdated', instance.id);
+    }
+    await ctx.deps.logs.write({
+      level: 'information',
+      instanceId: instance.id,
+      handler: 'backup',
+      message: `Physical ${kind} backup ${taken.id} succeeded: ${formatBytes(taken.sizeBytes)} kept of ${formatBytes(taken.databaseBytes)} in ${((Date.now() - startedAt) / 1000).toFixed(1)} s, WAL ${taken.walStart}–${taken.walStop}.`,
+      properties: { backupId: id, label: taken.id },
+    });
+  } catch (error) {
+    const reason = await failureReason(ctx, instance.id, 'database', rt, error);
+    await ctx.change(id, { status: 'failed', finished_at: ctx.now().toISOString(), error: reason });
+    await ctx.deps.logs.write({ level: 'error', instanceId: instance.id, handler: 'backup', message: `Backup ${id} failed: ${reason}`, properties: { backupId: id } });
+  }
+  if (ctx.running.get(instance.id) === entry) ctx.running.delete(instance.id);
+  const backup = (await ctx.find(id))!;
+  await ctx.publish('BackupCompleted', { backup } satisfies BackupCompletedPayload, instance.id);
   return backup;
 }
 

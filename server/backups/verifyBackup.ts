@@ -1,3 +1,5 @@
+import { isPhysicalFormat } from '../../contracts/backupValues';
+import { physicalOnly } from './backupContext';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Backup, BackupContents, BackupUpdatedPayload, BackupVerification, RestoreSkip } from '../../contracts/backups';
@@ -16,6 +18,7 @@ import { describeSkipped } from './restoreBackup';
  */
 export async function verifyBackup(ctx: BackupContext, instanceId: string, backupId: string): Promise<{ backup: Backup; done: Promise<Backup> }> {
   const row = await ctx.requireBackup(instanceId, backupId);
+  if (isPhysicalFormat(row.format)) throw new HttpProblem(409, physicalOnly.verify);
   if (row.status !== 'succeeded' && row.status !== 'corrupt') {
     throw new HttpProblem(409, `The backup is ${row.status}: only a finished backup can be verified.`);
   }

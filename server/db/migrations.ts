@@ -389,6 +389,36 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('groups').addColumn('max_memory_bytes', 'bigint').execute();
     },
   },
+
+  '0015_point_in_time_recovery': {
+    async up(db) {
+      // Named points of an instance's WAL ("before the migration"), created with pg_create_restore_point.
+      await db.schema
+        .createTable('restore_points')
+        .addColumn('instance_id', 'text', (c) => c.notNull().references('instances.id').onDelete('cascade'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('lsn', 'text', (c) => c.notNull())
+        .addColumn('at', 'text', (c) => c.notNull())
+        .addColumn('created_by', 'text')
+        .addPrimaryKeyConstraint('restore_points_pk', ['instance_id', 'name'])
+        .execute();
+      // What an instance made by a restore to a point came from, and how long its recovery took.
+      await db.schema
+        .createTable('point_restores')
+        .addColumn('instance_id', 'text', (c) => c.primaryKey().references('instances.id').onDelete('cascade'))
+        .addColumn('source_id', 'text', (c) => c.notNull())
+        .addColumn('source_name', 'text', (c) => c.notNull())
+        .addColumn('target', 'text', (c) => c.notNull())
+        .addColumn('backup_id', 'text', (c) => c.notNull())
+        .addColumn('last_replayed_at', 'text')
+        .addColumn('timeline', 'integer', (c) => c.notNull())
+        .addColumn('recovery_ms', 'integer', (c) => c.notNull())
+        .addColumn('wal_bytes', 'bigint', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('point_restores_source').on('point_restores').columns(['source_id', 'created_at']).execute();
+    },
+  },
 };
 
 /** Kysely's migrator over this build's migrations. */

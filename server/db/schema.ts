@@ -282,6 +282,30 @@ export interface MetricSamplesTable {
   data: string;
 }
 
+/** A named point of an instance's WAL (0015_point_in_time_recovery). */
+export interface RestorePointsTable {
+  instance_id: string;
+  name: string;
+  lsn: string;
+  at: string;
+  created_by: string | null;
+}
+
+/** What an instance made by a restore to a point came from (0015_point_in_time_recovery). */
+export interface PointRestoresTable {
+  instance_id: string;
+  source_id: string;
+  source_name: string;
+  /** JSON RecoveryTarget. */
+  target: string;
+  backup_id: string;
+  last_replayed_at: string | null;
+  timeline: number;
+  recovery_ms: number;
+  wal_bytes: number;
+  created_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -303,6 +327,8 @@ export interface Database {
   metric_samples: MetricSamplesTable;
   scripts: ScriptsTable;
   script_runs: ScriptRunsTable;
+  restore_points: RestorePointsTable;
+  point_restores: PointRestoresTable;
 }
 
 export type Db = Kysely<Database>;

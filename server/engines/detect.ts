@@ -80,6 +80,8 @@ export interface EngineSetupDeps {
   isDebian: boolean;
   /** bubblewrap, which confines the engines (confinement.ts), is installed; installed with them when not. */
   hasBubblewrap?: boolean;
+  /** pgBackRest, which archives pg instances' WAL (pgArchive.ts), is installed; installed with them when not. */
+  hasPgBackRest?: boolean;
   /** Runs a command with its output streamed to the console; resolves its exit code. */
   run(command: string, args: string[]): Promise<number>;
   print(line: string): void;
@@ -99,7 +101,7 @@ function describe(engine: DetectedEngine, binaries: EngineBinaries): string {
 export async function prepareEngines(binaries: EngineBinaries, deps: EngineSetupDeps): Promise<DetectedEngine[]> {
   let engines = await detectEngines(binaries);
   const missing = () => engines.filter((engine) => !engine.available);
-  const tools = deps.hasBubblewrap === false ? ['bubblewrap'] : [];
+  const tools = [...(deps.hasBubblewrap === false ? ['bubblewrap'] : []), ...(deps.hasPgBackRest === false ? ['pgbackrest'] : [])];
   const packages = () => missing().flatMap((engine) => enginePackages[engine.type]);
   if ((missing().length > 0 || tools.length > 0) && deps.policy === 'auto' && deps.isRoot && deps.isDebian) {
     const install = ['install', '-y', ...packages(), ...tools];

@@ -1,5 +1,6 @@
 import type { BackupContents, RestoreSkip } from '../../contracts/backups';
 import type { EngineBinaries } from './detect';
+import type { PitrOptions } from './pgArchive';
 
 export type EngineType = 'pg' | 'etcd';
 
@@ -123,6 +124,8 @@ export interface DatabaseBackup {
 export interface EngineOptions {
   /** Where parameter metadata is kept per engine release, to check configuration while no instance runs. */
   catalogDir?: string;
+  /** pg: WAL archiving and physical backups with pgBackRest (absent: none). */
+  pitr?: PitrOptions;
 }
 
 export type EngineFactory = (binaries: EngineBinaries, options?: EngineOptions) => Engine;

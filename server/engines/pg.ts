@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Client } from 'pg';
+import type { RecoveryTarget } from '../../contracts/pitr';
 import type { EngineBinaries } from './detect';
 import type {
   ApplyResult,
@@ -23,6 +24,8 @@ import { checkValue, confQuote, confUnquote, thisHost } from './parameterValues'
 import { alterSystemRefusal, pgParameterChecks } from './pgParameterChecks';
 import { listElements, savedForm } from './pgLists';
 import { pgPostmaster } from './pgPostmaster';
+import { pgArchive, type PgArchive } from './pgArchive';
+import { forgetRecoverySettings, pgRestoreToPoint } from './pgPointRestore';
 import { EngineError, giveToEngineUser, giveTreeToEngineUser, run } from './processRunner';
 import { instanceUser, removeInstanceUser } from './instanceUsers';
 
@@ -83,7 +86,7 @@ export const pgSuperuserTarget = (rt: InstanceRuntime): PgTarget => ({ rt, socke
 /** The owner role and the superuser's password as DESIGN §11 wants them, after every start. */
 const ensureRoles = (rt: InstanceRuntime) => ensurePgRoles(pgSuperuserTarget(rt), paths(rt).previousSecret);
 
-function managedConf(rt: InstanceRuntime): string {
+function managedConf(rt: InstanceRuntime, archive: PgArchive | null): string {
   const p = paths(rt);
   return [
     '# Managed by Warden: edit through the console (ALTER SYSTEM), not here.',
@@ -95,6 +98,7 @@ function managedConf(rt: InstanceRuntime): string {
     `log_directory = '${p.logs}'`,
     "log_filename = 'postgresql-%Y%m%d-%H%M%S.log'",
     'log_rotation_size = 100MB',
+    ...(archive ? archive.managedLines(rt) : []),
     '',
   ].join('\n');
 }
@@ -127,6 +131,62 @@ const pendingRestartQuery = `
 export interface PgEngine extends Engine {
   /** The release's parameter catalogue, built from a throwaway cluster when none is cached. */
   catalogue(): Promise<ConfigParameter[]>;
+  /** WAL archiving and physical backups, when this server has them. */
+  archive: PgArchive | null;
+  archiverState(rt: InstanceRuntime): Promise<ArchiverState>;
+  /** Writes the archive settings into the running server's configuration and reloads it. */
+  applyArchiveSettings(rt: InstanceRuntime): Promise<void>;
+  /** pg_create_restore_point, then a WAL switch so the point is archived soon. */
+  createRestorePoint(rt: InstanceRuntime, name: string): Promise<{ lsn: string; at: string }>;
+  /** Makes `target` (not initialized) the source as it was at the plan's target; not started. */
+  restoreToPoint(
+    source: InstanceRuntime,
+    target: InstanceRuntime,
+    plan: { backupId: string; target: RecoveryTarget },
+  ): Promise<{ lastReplayedAt: string | null; timeline: number; stoppedAtTarget: boolean }>;
+}
+
+/** The archiver of a running instance, as pg_stat_archiver and pg_wal/archive_status tell. */
+export interface ArchiverState {
+  archivedCount: number;
+  lastArchivedWal: string | null;
+  lastArchivedAt: string | null;
+  failedCount: number;
+  lastFailedWal: string | null;
+  lastFailedAt: string | null;
+  /** Where the server writes WAL now, and when that was asked. */
+  insertLsn: string;
+  at: string;
+  archiveTimeoutSeconds: number;
+  /** Finished segments not archived yet, and since when the oldest waits. */
+  waitingSegments: number;
+  oldestWaitingSince: string | null;
+  /** Why the instance's stanza could not be made at its last start, or null. */
+  stanzaProblem: string | null;
+}
+
+/** A duration setting as current_setting shows it (`60s`, `1min`, `0`), in seconds. */
+function parseDuration(text: string): number {
+  const match = /^(\d+)\s*(ms|s|min|h|d)?$/.exec(text.trim());
+  if (!match) return 0;
+  const factor = { ms: 0.001, s: 1, min: 60, h: 3600, d: 86400 }[match[2] ?? 's'] ?? 1;
+  return Number(match[1]) * factor;
+}
+
+/**
+ * Health of the archive: error when it fails (the last attempt failed after the last success, or the
+ * stanza could not be made), warn when finished WAL waits longer than two archive timeouts.
+ */
+export function archivingCheck(state: ArchiverState): HealthCheck {
+  const name = 'archiving';
+  if (state.stanzaProblem) return { name, level: 'error', message: `the WAL archive cannot be used: ${state.stanzaProblem}` };
+  const failedLast = state.lastFailedAt !== null && (state.lastArchivedAt === null || state.lastFailedAt > state.lastArchivedAt);
+  if (failedLast) return { name, level: 'error', message: `archiving WAL fails (segment ${state.lastFailedWal}): see the instance's log` };
+  const limitMs = 2 * Math.max(state.archiveTimeoutSeconds, 1) * 1000;
+  if (state.oldestWaitingSince !== null && Date.parse(state.at) - Date.parse(state.oldestWaitingSince) > limitMs) {
+    return { name, level: 'warn', message: `archiving lags: ${state.waitingSegments} WAL segment(s) wait, the oldest for over ${Math.round(limitMs / 1000)} s` };
+  }
+  return { name, level: 'good', message: 'WAL is archived' };
 }
 
 /** PostgreSQL (Debian's postgresql 15), confined, as the instance's own user, on a loopback port. */
@@ -141,7 +201,33 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
   const target = pgSuperuserTarget;
   const withClient = <T>(rt: InstanceRuntime, use: (client: Client) => Promise<T>) => withPgClient(target(rt), 'postgres', use, 10_000);
 
-  const postmaster = pgPostmaster({ postgres: bin('postgres'), files: paths, afterStart: ensureRoles });
+  const archive = options.pitr ? pgArchive(options.pitr) : null;
+  /** Why the stanza of an instance could not be made at its last start, by instance id. */
+  const stanzaProblems = new Map<string, string>();
+  const writeManagedConf = (rt: InstanceRuntime) =>
+    writeInstanceFile(path.join(paths(rt).data, 'warden.conf'), managedConf(rt, archive), { within: rt.dir, owner: instanceUser(rt) });
+
+  const postmaster = pgPostmaster({
+    postgres: bin('postgres'),
+    files: paths,
+    // The managed configuration is written afresh at every start, so a server that gained archiving
+    // (or an instance whose archive settings changed) starts with it.
+    beforeStart: (rt) => {
+      if (!fs.existsSync(path.join(paths(rt).data, 'PG_VERSION'))) return;
+      archive?.prepare(rt, paths(rt).socket);
+      writeManagedConf(rt);
+    },
+    binds: (rt) => archive?.binds(rt) ?? [],
+    afterStart: async (rt) => {
+      await ensureRoles(rt);
+      if (!archive) return;
+      // A repository out of reach must not keep the instance down: its health says why instead.
+      await archive
+        .ensureStanza(rt, pgSuperuserPassword(rt))
+        .then(() => stanzaProblems.delete(rt.id))
+        .catch((error: unknown) => stanzaProblems.set(rt.id, (error as Error).message));
+    },
+  });
   const pid = postmaster.pid;
 
   /**
@@ -166,8 +252,105 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
     return rows.map(parameterFromRow);
   }
 
+  /** What the archiver says, with the WAL waiting for it and where the server writes now. */
+  async function archiverState(rt: InstanceRuntime): Promise<ArchiverState> {
+    const row = await withClient(rt, async (c) => {
+      const { rows } = await c.query<{
+        archived_count: string;
+        last_archived_wal: string | null;
+        last_archived_time: Date | null;
+        failed_count: string;
+        last_failed_wal: string | null;
+        last_failed_time: Date | null;
+        insert_lsn: string;
+        now: Date;
+        timeout: string;
+      }>(
+        `select archived_count, last_archived_wal, last_archived_time, failed_count, last_failed_wal, last_failed_time,
+                pg_current_wal_insert_lsn()::text as insert_lsn, now(), current_setting('archive_timeout') as timeout
+           from pg_stat_archiver`,
+      );
+      return rows[0];
+    });
+    // Segments PostgreSQL finished and waits to see archived: their .ready files, the oldest first.
+    const status = path.join(paths(rt).data, 'pg_wal', 'archive_status');
+    let waiting = 0;
+    let oldestWaitingMs: number | null = null;
+    for (const name of fs.existsSync(status) ? fs.readdirSync(status) : []) {
+      if (!name.endsWith('.ready')) continue;
+      waiting += 1;
+      const mtime = fs.statSync(path.join(status, name), { throwIfNoEntry: false })?.mtimeMs;
+      if (mtime !== undefined) oldestWaitingMs = Math.min(oldestWaitingMs ?? mtime, mtime);
+    }
+    const toIso = (d: Date | null) => (d ? d.toISOString() : null);
+    return {
+      archivedCount: Number(row.archived_count),
+      lastArchivedWal: row.last_archived_wal,
+      lastArchivedAt: toIso(row.last_archived_time),
+      failedCount: Number(row.failed_count),
+      lastFailedWal: row.last_failed_wal,
+      lastFailedAt: toIso(row.last_failed_time),
+      insertLsn: row.insert_lsn,
+      at: row.now.toISOString(),
+      archiveTimeoutSeconds: parseDuration(row.timeout),
+      waitingSegments: waiting,
+      oldestWaitingSince: oldestWaitingMs === null ? null : new Date(oldestWaitingMs).toISOString(),
+      stanzaProblem: stanzaProblems.get(rt.id) ?? null,
+    };
+  }
+
   const engine: PgEngine = {
     type: 'pg',
+
+    archive,
+
+    archiverState,
+
+    async applyArchiveSettings(rt) {
+      archive?.prepare(rt, paths(rt).socket);
+      writeManagedConf(rt);
+      postmaster.reload(rt);
+    },
+
+    async createRestorePoint(rt, name) {
+      return withClient(rt, async (c) => {
+        const { rows } = await c.query<{ lsn: string; at: Date }>('select pg_create_restore_point($1)::text as lsn, now() as at', [name]);
+        // The point is in the WAL; it is restorable once that segment is archived, which a switch hastens.
+        await c.query('select pg_switch_wal()');
+        return { lsn: rows[0].lsn, at: rows[0].at.toISOString() };
+      });
+    },
+
+    async restoreToPoint(source, target, plan) {
+      if (!archive) throw new EngineError('WAL archiving is not enabled on this server.');
+      const staging = path.join(path.dirname(target.dir), `.pitr-${target.id}`);
+      fs.rmSync(staging, { recursive: true, force: true });
+      try {
+        const restored = await pgRestoreToPoint(bin('postgres'), archive, {
+          source,
+          sourcePassword: pgSuperuserPassword(source),
+          staging,
+          port: target.port,
+          backupId: plan.backupId,
+          target: plan.target,
+        });
+        const t = paths(target);
+        makeFolders(target);
+        fs.rmSync(t.data, { recursive: true, force: true });
+        fs.renameSync(restored.data, t.data);
+        giveTreeToEngineUser(instanceUser(target), t.data);
+        forgetRecoverySettings(t.data);
+        writeManagedConf(target);
+        // As for a clone: the source's superuser password until the first start sets the new one.
+        writeSecret(t.previousSecret, pgSuperuserPassword(source));
+        writeSecret(t.secret, newPassword());
+        const s = paths(source);
+        if (fs.existsSync(s.lastParameters)) writeInstanceFile(t.lastParameters, fs.readFileSync(s.lastParameters, 'utf8'), { within: target.dir });
+        return { lastReplayedAt: restored.lastReplayedAt, timeline: restored.timeline, stoppedAtTarget: restored.stoppedAtTarget };
+      } finally {
+        fs.rmSync(staging, { recursive: true, force: true });
+      }
+    },
 
     async unavailable() {
       return fs.existsSync(bin('initdb'))
@@ -199,7 +382,7 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
       }
       const conf = path.join(p.data, 'postgresql.conf');
       fs.appendFileSync(conf, "\ninclude 'warden.conf'\n");
-      writeInstanceFile(path.join(p.data, 'warden.conf'), managedConf(rt), { within: rt.dir, owner: instanceUser(rt) });
+      writeManagedConf(rt);
       if (Object.keys(initialParameters).length > 0) writeAutoConf(rt, new Map([...readAutoConf(rt), ...Object.entries(initialParameters)]));
     },
 
@@ -254,6 +437,7 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
           if (stats.pending.length > 0) {
             checks.push({ name: 'pending restart', level: 'warn', message: `waiting for a restart: ${stats.pending.join(', ')}` });
           }
+          if (archive) checks.push(archivingCheck(await archiverState(rt)));
         } catch (error) {
           checks.push({ name: 'connection', level: 'error', message: `does not answer: ${(error as Error).message}` });
         }
@@ -355,7 +539,7 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
       }
       for (const stale of ['postmaster.pid', 'postmaster.opts']) fs.rmSync(path.join(t.data, stale), { force: true });
       fs.rmSync(t.pidFile, { force: true });
-      writeInstanceFile(path.join(t.data, 'warden.conf'), managedConf(target), { within: target.dir, owner: instanceUser(target) });
+      writeManagedConf(target);
       // The clone gets its own superuser password, set at its first start with the source's (kept
       // until then); its owner password is made then too, so no secret is shared with the source.
       writeSecret(t.previousSecret, pgSuperuserPassword(source));
@@ -367,6 +551,7 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
 
     async remove(rt) {
       if (pid(rt) !== null) throw new EngineError('The instance is running: stop it before removing it.');
+      await archive?.remove(rt);
       fs.rmSync(rt.dir, { recursive: true, force: true });
       await removeInstanceUser(rt.id);
     },

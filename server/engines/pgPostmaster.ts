@@ -21,6 +21,10 @@ export interface PostmasterOptions {
   files: (rt: InstanceRuntime) => PostmasterFiles;
   /** Run after every start (the roles DESIGN §11 wants). */
   afterStart: (rt: InstanceRuntime) => Promise<void>;
+  /** Run before every start, while the server is down (its managed configuration rewritten). */
+  beforeStart?: (rt: InstanceRuntime) => void;
+  /** Folders outside the instance's the postmaster may write (its WAL archive's repository). */
+  binds?: (rt: InstanceRuntime) => string[];
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -55,7 +59,7 @@ function newLines(file: string, from: number): string {
   }
 }
 
-export function pgPostmaster({ postgres, files, afterStart }: PostmasterOptions) {
+export function pgPostmaster({ postgres, files, afterStart, beforeStart, binds }: PostmasterOptions) {
   /**
    * The postmaster's host pid: the one Warden recorded when it started it, or for a server started
    * before engines were confined (by pg_ctl, in the host's PID namespace), the one in postmaster.pid.
@@ -75,7 +79,7 @@ export function pgPostmaster({ postgres, files, afterStart }: PostmasterOptions)
     const spawnedAt = Math.floor(Date.now() / 1000);
     // The instance's user owns its log, as when pg_ctl wrote it.
     if (!fs.existsSync(f.startupLog)) writeInstanceFile(f.startupLog, '', { within: rt.dir, owner: instanceUser(rt) });
-    const hostPid = await spawnDetached(instanceUser(rt), postgres, ['-D', f.data], f.startupLog);
+    const hostPid = await spawnDetached(instanceUser(rt), postgres, ['-D', f.data], f.startupLog, { binds: binds?.(rt) ?? [] });
     writeInstanceFile(f.pidFile, `${hostPid}\n`, { within: rt.dir });
     for (let waited = 0; waited < readyWithinMs; waited += 100) {
       const status = postmasterStatus(f.data);
@@ -94,6 +98,7 @@ export function pgPostmaster({ postgres, files, afterStart }: PostmasterOptions)
     // An instance still run by the shared postgres user moves to its own user while stopped.
     migrateInstanceFolder(rt);
     await endLeftovers(rt);
+    beforeStart?.(rt);
     const { startupLog } = files(rt);
     for (let attempt = 1; ; attempt++) {
       const logged = fs.existsSync(startupLog) ? fs.statSync(startupLog).size : 0;

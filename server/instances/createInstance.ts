@@ -7,6 +7,8 @@ import { findGroup, groupUsage } from '../db/groups';
 import type { Db } from '../db/schema';
 import { DuplicateInstanceNameError, findInstance, insertInstance, instanceNameTaken, instanceNameUnavailable, type InstanceRow } from '../db/instances';
 import type { Engine, InstanceRuntime } from '../engines/engine';
+import type { PgEngine } from '../engines/pg';
+import type { RecoveryTarget } from '../../contracts/pitr';
 import { policyErrors } from '../engines/parameterPolicy';
 import { HttpProblem, validationProblem } from '../http/problems';
 import { keepGroupLimits } from './groupLimits';
@@ -83,6 +85,57 @@ export async function cloneFromBackup(
     return `restored from backup ${input.backupId} of ${source.name}${leftOut}`;
   });
   return instance;
+}
+
+/** What a restore to a point needs besides the new instance's name: the plan checked beforehand. */
+export interface PointRestoreInput {
+  name: string;
+  description?: string;
+  groupId?: string | null;
+  backupId: string;
+  target: RecoveryTarget;
+}
+
+/**
+ * A new instance holding the source as it was at the plan's target (DESIGN §12): pgBackRest restores
+ * the chosen backup set and PostgreSQL replays the WAL up to the target and promotes; the source is
+ * not touched. `recorded` hears the outcome, to be kept with the new instance.
+ */
+export async function restoreToPoint(
+  ctx: InstanceContext,
+  sourceId: string,
+  input: PointRestoreInput,
+  author: string | null,
+  recorded: (outcome: { instanceId: string; lastReplayedAt: string | null; timeline: number; stoppedAtTarget: boolean; recoveryMs: number }) => Promise<void>,
+): Promise<Instance> {
+  const source = await ctx.requireRow(sourceId);
+  const engine = (await checkCopy(ctx, source, input.name)) as PgEngine;
+  if (input.groupId !== undefined && input.groupId !== source.group_id && input.groupId !== null) await checkInstanceQuota(ctx.deps.db, input.groupId);
+  const id = randomUUID();
+  const groupId = input.groupId === undefined ? source.group_id : input.groupId;
+  const description = input.description ?? `Restored from ${source.name} to ${describeTarget(input.target)}`;
+  const instance = await insert(ctx, id, { name: input.name, type: source.type, groupId, description, parameters: {} }, author, 'clone');
+  launch(ctx, id, 'clone', async (row, rt) => {
+    const saved = await revisionParameters(ctx.deps.db, sourceId);
+    await prepareFolder(ctx, id, rt);
+    const began = Date.now();
+    const outcome = await engine.restoreToPoint(ctx.runtime(source), rt, { backupId: input.backupId, target: input.target });
+    const recoveryMs = Date.now() - began;
+    if (Object.keys(saved).length > 0) await recordRevision(ctx.deps.db, id, author, ctx.deps.clock(), saved, {});
+    await ctx.change(id, { status: 'stopped', status_reason: null, engine_version: source.engine_version });
+    await recorded({ instanceId: id, ...outcome, recoveryMs });
+    await startEngine(ctx, row, rt, engine);
+    const reached = outcome.stoppedAtTarget ? '' : ' (the archive ends before the next commit after the target, so every transaction up to it was replayed)';
+    return `restored from ${source.name} to ${describeTarget(input.target)} from backup ${input.backupId}, last transaction replayed ${outcome.lastReplayedAt ?? 'none'}, timeline ${outcome.timeline}, recovery ${(recoveryMs / 1000).toFixed(1)} s${reached}`;
+  });
+  return instance;
+}
+
+function describeTarget(target: RecoveryTarget): string {
+  if (target === 'latest') return 'the latest restorable moment';
+  if ('time' in target) return target.time;
+  if ('lsn' in target) return `WAL position ${target.lsn}`;
+  return `restore point '${target.name}'`;
 }
 
 export async function cloneInstance(ctx: InstanceContext, sourceId: string, input: { name: string; description?: string }, author: string | null): Promise<Instance> {

@@ -7,7 +7,7 @@ import { limitsFor, mayEdit, parameterPolicy, policyErrors, refusal } from '../e
 import { ParametersRefused } from '../engines/parameterValues';
 import { EngineError } from '../engines/processRunner';
 import { HttpProblem, validationProblem } from '../http/problems';
-import { cloneFromBackup, cloneInstance, createInstance, nameProblem, type CreateInput } from './createInstance';
+import { cloneFromBackup, cloneInstance, createInstance, nameProblem, restoreToPoint, type CreateInput, type PointRestoreInput } from './createInstance';
 import { InstanceContext } from './instanceContext';
 import { probeInto, refresh } from './instanceHealth';
 import { deleteInstance, reloadInstance, restartInstance, startInstance, stopInstance, updateInstance } from './lifecycle';
@@ -40,6 +40,10 @@ export class InstanceService extends InstanceContext {
 
   clone(sourceId: string, input: { name: string; description?: string }, author: string | null): Promise<Instance> {
     return cloneInstance(this, sourceId, input, author);
+  }
+
+  restoreToPoint(sourceId: string, input: PointRestoreInput, author: string | null, recorded: Parameters<typeof restoreToPoint>[4]): Promise<Instance> {
+    return restoreToPoint(this, sourceId, input, author, recorded);
   }
 
   // ---- Lifecycle operations (lifecycle.ts) ----

@@ -16,8 +16,10 @@ import {
   PinBackupRequest,
   RetentionPreview,
   RetentionPreviewRequest,
+  TakeDatabaseBackupRequest,
   UpdateScheduleRequest,
   type BackupKind,
+  type DatabaseBackupMethod,
 } from '../../contracts/backups';
 import { Page } from '../../contracts/page';
 import { Problem } from '../../contracts/problem';
@@ -100,17 +102,21 @@ export const instanceBackupRoutes: FastifyPluginAsyncTypebox<Deps> = async (app,
         config: { access: 'user' },
         schema: {
           tags,
-          summary: `Take a ${kind} backup: 202, then BackupProgress and BackupCompleted events`,
+          summary:
+            kind === 'database'
+              ? 'Take a database backup (a dump, or with kind full, diff or incr a physical pgBackRest backup of a pg instance): 202, then BackupProgress and BackupCompleted events'
+              : 'Take a file backup: 202, then BackupProgress and BackupCompleted events',
           params: IdParams,
-          body: EmptyBody,
-          response: { 202: Backup, 404: Problem, 409: Problem },
+          body: kind === 'database' ? TakeDatabaseBackupRequest : EmptyBody,
+          response: { 202: Backup, 400: Problem, 404: Problem, 409: Problem },
         },
       },
       async (request, reply) => {
         const instance = await visible(request, request.params.id);
-        const backup = await audited(ctx, request, { action: `backups.take.${kind}`, target: instance.id }, async (note) => {
-          const { backup: started } = await service.take(instance.id, kind, 'manual', await callerEmail(ctx.db, request));
-          note.detail = { backupId: started.id };
+        const method = (request.body as { kind?: DatabaseBackupMethod } | undefined)?.kind ?? 'dump';
+        const backup = await audited(ctx, request, { action: `backups.take.${kind}`, target: instance.id, detail: { method } }, async (note) => {
+          const { backup: started } = await service.take(instance.id, kind, 'manual', await callerEmail(ctx.db, request), method);
+          note.detail = { method, backupId: started.id };
           return started;
         });
         return reply.code(202).send(backup);

@@ -4,6 +4,7 @@ import type { DebugMessagePayload } from '../../contracts/hub';
 import type { AppContext } from '../context';
 import { findById } from '../db/users';
 import { confinementStatus } from '../engines/confinement';
+import { pointInTimeFacts } from '../pitr/pitrConfig';
 import { detectEngines } from '../engines/detect';
 import { principalOf } from '../http/auth';
 import { validationProblem } from '../http/problems';
@@ -38,6 +39,7 @@ export const debugRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
             engines: await detectEngines(ctx.config.engines),
             hubConnections: ctx.hub.connectionCount,
             confinement: confinementStatus(),
+            pointInTimeRecovery: pointInTimeFacts(ctx.config),
           };
         case 'broadcast': {
           const missing = (['event', 'payload', 'to'] as const).filter((field) => body[field] === undefined);

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import {
   CloneRequest,
@@ -22,7 +21,6 @@ import { Problem } from '../../contracts/problem';
 import { hasRole } from '../../contracts/roles';
 import { perUser } from '../auth/rateLimits';
 import { audited } from '../authz/audited';
-import { findGroup } from '../db/groups';
 import { findInstance, listInstances, updateInstanceRow } from '../db/instances';
 import { queryLogs, uniqueHandlers } from '../db/logs';
 import { pageWindow, sortKeys } from '../db/paging';
@@ -32,7 +30,7 @@ import { checkInstanceQuota } from '../instances/createInstance';
 import { creationGraph } from '../instances/graphs';
 import { keepGroupLimits } from '../instances/groupLimits';
 import { instanceDefaults } from '../config';
-import { visibleInstance, type InstanceRoutes } from '../http/instanceAccess';
+import { groupForNewInstance, visibleInstance, type InstanceRoutes } from '../http/instanceAccess';
 
 export const tags = ['instances'];
 const id = Type.String({ minLength: 1, maxLength: 64 });
@@ -51,17 +49,7 @@ export const instanceRoutes: InstanceRoutes = async (app, { ctx, authz, service 
   const visible = visibleInstance(ctx.db, authz);
 
   /** A regular user creates into one of their groups; an admin into any group or none. */
-  const checkGroup = async (request: FastifyRequest, groupId: string | null | undefined) => {
-    const principal = principalOf(request);
-    if (groupId === null || groupId === undefined) {
-      if (!hasRole(principal, 'admin')) throw validationProblem({ groupId: ['Choose one of your groups for the instance.'] });
-      return null;
-    }
-    if (!(await authz.canSeeGroup(principal, groupId)) || !(await findGroup(ctx.db, groupId))) {
-      throw validationProblem({ groupId: [`No group has the id ${groupId}.`] });
-    }
-    return groupId;
-  };
+  const checkGroup = groupForNewInstance(ctx.db, authz);
 
   app.get(
     '',

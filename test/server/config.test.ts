@@ -44,6 +44,31 @@ describe('loadConfig', () => {
     });
   });
 
+  it('archives WAL into the data dir by default, into a bucket when WARDEN_PITR_S3_* name one, and not at all with WARDEN_PITR=off', () => {
+    expect(loadConfig({}).pitr).toEqual({ enabled: true, bin: '/usr/bin/pgbackrest', s3: null });
+    expect(loadConfig({ WARDEN_PITR: 'off' }).pitr?.enabled).toBe(false);
+    const s3 = {
+      WARDEN_PITR_S3_ENDPOINT: 'https://127.0.0.1:9443/',
+      WARDEN_PITR_S3_BUCKET: 'wal',
+      WARDEN_PITR_S3_KEY: 'key',
+      WARDEN_PITR_S3_SECRET: 'secret',
+      WARDEN_PITR_S3_VERIFY_TLS: 'false',
+    };
+    expect(loadConfig(s3).pitr?.s3).toEqual({
+      endpoint: '127.0.0.1:9443',
+      bucket: 'wal',
+      region: 'us-east-1',
+      key: 'key',
+      secret: 'secret',
+      prefix: 'warden',
+      verifyTls: false,
+      caFile: null,
+    });
+    expect(() => loadConfig({ WARDEN_PITR_S3_ENDPOINT: 'https://s3.example.com', WARDEN_PITR_S3_BUCKET: 'wal' })).toThrow(
+      'An S3 repository for point-in-time recovery also needs WARDEN_PITR_S3_KEY, WARDEN_PITR_S3_SECRET.',
+    );
+  });
+
   it('defaults the allowed origins to the public URL origin', () => {
     expect(loadConfig({ WARDEN_PUBLIC_URL: 'https://ops.example.com:8443/warden' }).allowedOrigins).toEqual([
       'https://ops.example.com:8443',

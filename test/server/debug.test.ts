@@ -69,6 +69,8 @@ describe('POST /debug as an admin', () => {
     expect(info).toMatchObject({ version: packageVersion, node: process.version, store: 'sqlite', hubConnections: 0 });
     // Root with bubblewrap here (as CI installs it): engines are confined.
     if (process.getuid?.() === 0) expect(info.confinement).toEqual({ active: true, reason: null });
+    // A hand-made configuration leaves archiving off, and says how it is turned on.
+    expect(info.pointInTimeRecovery).toEqual({ active: false, repository: null, location: null, reason: 'WAL archiving is turned off on this server (WARDEN_PITR=off).' });
     expect(info.uptimeSeconds).toBeGreaterThanOrEqual(0);
     // This machine has Debian's postgresql 15 and etcd 3.4.
     expect(info.engines).toEqual([

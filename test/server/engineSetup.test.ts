@@ -76,6 +76,15 @@ describe('prepareEngines (npm start)', () => {
     expect(printed[0]).toBe('Installing bubblewrap: apt-get update && apt-get install -y bubblewrap');
   });
 
+  it('installs pgBackRest, which archives pg instances\' WAL, when it is missing', async () => {
+    installPg();
+    installEtcd();
+    const { setup, printed, commands } = deps({ hasBubblewrap: false, hasPgBackRest: false });
+    await prepareEngines(binaries(), setup);
+    expect(commands).toEqual(['apt-get update', 'apt-get install -y bubblewrap pgbackrest']);
+    expect(printed[0]).toBe('Installing bubblewrap and pgbackrest: apt-get update && apt-get install -y bubblewrap pgbackrest');
+  });
+
   it('installs both engines on a bare machine with one apt-get install', async () => {
     const { setup, commands } = deps();
     await prepareEngines(binaries(), setup);

@@ -108,6 +108,12 @@ const expectations: Record<string, Rule> = {
   'POST /instances/{id}/reload-configuration': groupScoped(202),
   'POST /instances/{id}/update': groupScoped(202),
   'POST /instances/{id}/clone': groupScoped(202),
+  // The engines here archive no WAL: the window says so, and what needs an archive is refused.
+  'GET /instances/{id}/recovery-window': groupScoped(200),
+  'POST /instances/{id}/restore-point': groupScoped(409),
+  'POST /instances/{id}/restore-points': groupScoped(409),
+  'GET /instances/{id}/pitr/settings': groupScoped(409),
+  'PUT /instances/{id}/pitr/settings': groupScoped(409),
   'GET /instances/{id}/is-latest': groupScoped(200),
   'GET /instances/{id}/connection': groupScoped(200),
   // Members get the owner role's password; ?role=superuser is an admin's (pgRoles.test.ts).
@@ -216,6 +222,9 @@ const samples: Record<string, (f: Fixture, s: Subject) => Sample | Promise<Sampl
   'GET /instances/sparklines': async (f) => ({ query: { ids: await instanceInGroup(f.groupId), name: 'cpu_percent' } }),
   'DELETE /instances/{id}': () => ({ query: { force: 'true' } }),
   'POST /instances/{id}/clone': (f) => ({ body: { name: f.unique() } }),
+  'POST /instances/{id}/restore-point': (f) => ({ body: { name: f.unique(), target: 'latest' } }),
+  'POST /instances/{id}/restore-points': () => ({ body: { name: 'before the migration' } }),
+  'PUT /instances/{id}/pitr/settings': () => ({ body: { archiveTimeoutSeconds: 60, retentionDays: 7 } }),
   'PUT /instances/{id}/config': () => ({ body: { parameters: { work_mem: '8MB' } } }),
   'POST /instances/{id}/config/revisions/{revision}/restore': () => ({ body: { apply: 'none' } }),
   // The last good backup is deleted only with force.

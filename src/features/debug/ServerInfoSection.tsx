@@ -70,6 +70,12 @@ function ServerFacts({ info }: { info: ServerInfo }) {
           ['Store', info.store],
           ['Hub connections', info.hubConnections],
           ['Engine confinement', info.confinement.active ? 'bubblewrap: own namespaces, read-only host, limits' : `Off. ${info.confinement.reason}`],
+          [
+            'Point-in-time recovery',
+            info.pointInTimeRecovery.active
+              ? `pgBackRest, ${info.pointInTimeRecovery.repository === 's3' ? 'S3 bucket' : 'local folder'} ${info.pointInTimeRecovery.location}`
+              : `Off. ${info.pointInTimeRecovery.reason}`,
+          ],
         ]}
       />
       <TableFrame>

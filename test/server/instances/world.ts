@@ -15,6 +15,7 @@ import { etcdEngine } from '../../../server/engines/etcd';
 import { pgEngine } from '../../../server/engines/pg';
 import { removeInstanceUser } from '../../../server/engines/instanceUsers';
 import { InProcessBus, type HubEvent } from '../../../server/hub/bus';
+import { pitrOptions } from '../../../server/pitr/pitrConfig';
 import { addUser, origin, testConfig } from '../helpers';
 
 /**
@@ -49,16 +50,23 @@ export interface InstanceWorld {
   destroy(): Promise<void>;
 }
 
-export async function instanceWorld(): Promise<InstanceWorld> {
+/** `pitr`: pg instances archive WAL with pgBackRest into `<dataDir>/pitr`, as a server does by default. */
+export async function instanceWorld(options: { pitr?: boolean } = {}): Promise<InstanceWorld> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warden-instances-'));
   fs.chmodSync(dataDir, 0o711);
   const db = openDb({ dataDir });
   await migrateToLatest(db);
-  const config = testConfig({ dataDir, instancePorts: { from: 16400 + Math.floor(Math.random() * 50) * 10, to: 16999 }, probeIntervalMs: 3_600_000, logPollMs: 3_600_000 });
+  const config = testConfig({
+    dataDir,
+    instancePorts: { from: 16400 + Math.floor(Math.random() * 50) * 10, to: 16999 },
+    probeIntervalMs: 3_600_000,
+    logPollMs: 3_600_000,
+    ...(options.pitr && { pitr: { enabled: true, bin: '/usr/bin/pgbackrest', s3: null } }),
+  });
   const published: HubEvent[] = [];
   const bus = new InProcessBus();
   bus.subscribe((event) => published.push(event));
-  const engines = { pg: pgEngine(config.engines, { catalogDir: path.join(dataDir, 'engines') }), etcd: etcdEngine(config.engines) };
+  const engines = { pg: pgEngine(config.engines, { catalogDir: path.join(dataDir, 'engines'), pitr: pitrOptions(config).options }), etcd: etcdEngine(config.engines) };
 
   const start = async () => {
     const app = buildApp(config, { db, bus, engines, logger: false });

@@ -38,6 +38,7 @@ describe('Debug page: server', () => {
     expect(serverPart.getByText('sqlite')).toBeInTheDocument();
     expect(serverPart.getByText('Hub connections').nextSibling).toHaveTextContent('3');
     expect(serverPart.getByText('Engine confinement').nextSibling).toHaveTextContent(/^Off\. bubblewrap is not installed/);
+    expect(serverPart.getByText('Point-in-time recovery').nextSibling).toHaveTextContent('pgBackRest, S3 bucket https://127.0.0.1:9000/wal/warden');
 
     const engines = within(serverPart.getByRole('table', { name: 'Engines' })).getAllByRole('row').slice(1);
     expect(engines.map((row) => row.textContent)).toEqual([

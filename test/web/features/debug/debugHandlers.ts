@@ -14,6 +14,7 @@ export const serverInfo: ServerInfo = {
   ],
   hubConnections: 3,
   confinement: { active: false, reason: 'bubblewrap is not installed (Debian package bubblewrap): engines run as their instance\'s user, unconfined.' },
+  pointInTimeRecovery: { active: true, repository: 's3', location: 'https://127.0.0.1:9000/wal/warden', reason: null },
 };
 
 type Answer = Response | Promise<Response>;

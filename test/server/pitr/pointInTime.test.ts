@@ -1,0 +1,178 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client } from 'pg';
+import type { Backup } from '../../../contracts/backups';
+import type { Instance } from '../../../contracts/instances';
+import type { RecoveryWindow, RestorePlan, RestorePoint } from '../../../contracts/pitr';
+import { findInstanceRow } from '../../../server/db/instances';
+import { pgSocketDir, pgSuperuserPassword } from '../../../server/engines/pg';
+import { instanceWorld, type InstanceWorld } from '../instances/world';
+
+// Point-in-time recovery with the real PostgreSQL and the real pgBackRest: WAL archived into the
+// instance's own encrypted repository, a full backup, then restores into new instances to a time,
+// a named restore point and the latest moment, and every target the window cannot reach refused
+// before anything runs. One source instance for the file.
+
+jest.setTimeout(300_000);
+
+let world: InstanceWorld;
+let source: Instance;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The superuser's connection to an instance (what the tenant's application would write through). */
+async function sql<T extends Record<string, unknown>>(instanceId: string, text: string, database = 'postgres'): Promise<T[]> {
+  const row = (await findInstanceRow(world.db, instanceId))!;
+  const rt = world.service().runtime(row);
+  const client = new Client({ host: pgSocketDir(rt), port: rt.port, user: 'postgres', database, password: pgSuperuserPassword(rt) });
+  await client.connect();
+  try {
+    return (await client.query<T>(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+async function window(instanceId = source.id): Promise<RecoveryWindow> {
+  const res = await world.call('GET', `/instances/${instanceId}/recovery-window`);
+  expect(res.statusCode).toBe(200);
+  return res.json() as RecoveryWindow;
+}
+
+/** Switches WAL and waits until the window reaches `moment`: everything before it is archived. */
+async function archivedPast(moment: string) {
+  await sql(source.id, 'select pg_switch_wal()');
+  for (let waited = 0; waited < 60_000; waited += 500) {
+    const w = await window();
+    if (w.latest !== null && w.latest >= moment) return w;
+    await sleep(500);
+  }
+  throw new Error(`the window never reached ${moment}`);
+}
+
+async function restored(body: object): Promise<Instance> {
+  const res = await world.call('POST', `/instances/${source.id}/restore-point`, body);
+  if (res.statusCode !== 202) throw new Error(`restore: ${res.statusCode} ${res.body}`);
+  await world.service().idle();
+  const made = await world.instance(res.json().id);
+  if (made.status !== 'running') throw new Error(`the restored instance is ${made.status}: ${made.statusReason}`);
+  return made;
+}
+
+beforeAll(async () => {
+  world = await instanceWorld({ pitr: true });
+  source = await world.created({ name: 'orders', type: 'pg' });
+  expect(source.status).toBe('running');
+  await sql(source.id, 'create table events (id serial primary key, at timestamptz not null default clock_timestamp())', 'app');
+  const res = await world.call('POST', `/instances/${source.id}/backups/database/backup`, { kind: 'full' });
+  expect(res.statusCode).toBe(202);
+  await world.backups().idle();
+});
+
+afterAll(() => world?.destroy());
+
+describe('the recoverable window', () => {
+  it('starts with the first full backup, lists it among the database backups, and keeps the repository its user\'s alone, encrypted', async () => {
+    const w = await window();
+    expect(w).toMatchObject({ enabled: true, reason: null, repository: 'local', archiveTimeoutSeconds: 60, retentionDays: 7, gaps: [] });
+    expect(w.backups).toHaveLength(1);
+    expect(w.backups[0]).toMatchObject({ kind: 'full', dependsOn: [] });
+    expect(w.earliest).toBe(w.backups[0].finishedAt);
+    expect(w.latest! >= w.earliest!).toBe(true);
+
+    const listed = (await world.call('GET', `/instances/${source.id}/backups/database`)).json().items as Backup[];
+    expect(listed[0]).toMatchObject({ status: 'succeeded', format: 'pgBackRest full', contents: { physical: { label: w.backups[0].id } } });
+    expect(listed[0].sizeBytes).toBeGreaterThan(0);
+
+    const repo = path.join(world.dataDir, 'pitr', source.id);
+    const stat = fs.statSync(repo);
+    expect(stat.mode & 0o777).toBe(0o700);
+    expect(stat.uid).not.toBe(0);
+    expect((fs.statSync(path.join(world.dataDir, 'instances', source.id, 'pitr.key')).mode & 0o777)).toBe(0o600);
+    // The repository holds no plain text of the data: every file is encrypted with the instance's key.
+    const info = fs.readFileSync(path.join(repo, 'backup', 'warden', 'backup.info'));
+    expect(info.subarray(0, 8).toString('latin1')).toBe('Salted__');
+  });
+
+  it('refuses a target before the window or after it, stating the window, before anything runs', async () => {
+    const w = await window();
+    const before = await world.call('POST', `/instances/${source.id}/restore-point`, { name: 'too-early', target: { time: '2020-01-01T00:00:00Z' } });
+    expect(before.statusCode).toBe(400);
+    // The latest moment moves on while the instance runs: the window stated is the one of the moment.
+    expect(before.json().detail).toMatch(new RegExp(`^2020-01-01T00:00:00Z \\(2020-01-01T00:00:00\\.000Z\\) is outside the recoverable window ${w.earliest!.replace(/\./g, '\\.')} – \\S+Z\\.$`));
+    const after = await world.call('POST', `/instances/${source.id}/restore-point`, { name: 'too-late', target: { time: '2999-01-01T00:00:00+02:00' } });
+    expect(after.statusCode).toBe(400);
+    expect(after.json().detail).toMatch(/is outside the recoverable window/);
+    // A bare local time is refused by the contract: a time zone is never guessed.
+    const bare = await world.call('POST', `/instances/${source.id}/restore-point`, { name: 'no-zone', target: { time: '2026-11-26T10:42:00' } });
+    expect(bare.statusCode).toBe(400);
+    expect((await world.call('GET', '/instances')).json().items.map((i: Instance) => i.name)).toEqual(['orders']);
+  });
+});
+
+describe('restores to a point', () => {
+  it('restores to one second before a table was dropped: every row committed before, nothing after', async () => {
+    for (let i = 0; i < 12; i++) {
+      await sql(source.id, 'insert into events default values', 'app');
+      await sleep(100);
+    }
+    const written = await sql<{ id: number }>(source.id, 'select id from events order by id', 'app');
+    await sleep(1500);
+    const [{ now: droppedAt }] = await sql<{ now: Date }>(source.id, 'select clock_timestamp() as now');
+    await sql(source.id, 'drop table events', 'app');
+    await sql(source.id, 'create table after_the_drop (x int)', 'app');
+    const target = new Date(droppedAt.getTime() - 1000);
+    await archivedPast(new Date(droppedAt.getTime() + 100).toISOString());
+    // The target written with an offset of +01:00: the same moment, read as written.
+    const local = new Date(target.getTime() + 3600_000).toISOString().replace('Z', '+01:00');
+
+    const dry = await world.call('POST', `/instances/${source.id}/restore-point`, { name: 'orders-before-drop', target: { time: local }, dryRun: true });
+    expect(dry.statusCode).toBe(200);
+    const plan = dry.json() as RestorePlan;
+    expect(plan).toMatchObject({ targetTime: target.toISOString(), timeline: 1, backup: { kind: 'full' } });
+    expect(plan.walSegments).toBeGreaterThanOrEqual(1);
+    expect(plan.walBytes).toBe(plan.walSegments * 16 * 1024 * 1024);
+    expect((await world.call('GET', '/instances')).json().total).toBe(1);
+
+    const copy = await restored({ name: 'orders-before-drop', target: { time: local } });
+    expect(await sql(copy.id, 'select id from events order by id', 'app')).toEqual(written);
+    expect((await sql(copy.id, "select to_regclass('public.after_the_drop') as t", 'app'))[0].t).toBeNull();
+    // Nothing of the source changed, and the copy archives into a repository of its own.
+    expect((await sql(source.id, "select to_regclass('public.events') as t", 'app'))[0].t).toBeNull();
+    expect(fs.existsSync(path.join(world.dataDir, 'pitr', copy.id))).toBe(true);
+    const [audit] = await world.auditOf('instances.restoreToPoint');
+    expect(JSON.parse(audit.detail!)).toMatchObject({ newInstanceId: copy.id, targetTime: target.toISOString() });
+  });
+
+  it('restores to a named restore point', async () => {
+    await sql(source.id, 'create table marks (x int)', 'app');
+    await sql(source.id, 'insert into marks values (1)', 'app');
+    const marked = await world.call('POST', `/instances/${source.id}/restore-points`, { name: 'before the migration' });
+    expect(marked.statusCode).toBe(201);
+    const point = marked.json() as RestorePoint;
+    expect(point).toMatchObject({ name: 'before the migration', createdBy: 'admin@example.com' });
+    await sql(source.id, 'insert into marks values (2)', 'app');
+    await archivedPast(point.at);
+    expect((await window()).restorePoints.map((p) => p.name)).toContain('before the migration');
+    const again = await world.call('POST', `/instances/${source.id}/restore-points`, { name: 'before the migration' });
+    expect(again.statusCode).toBe(400);
+
+    const copy = await restored({ name: 'orders-marked', target: { name: 'before the migration' } });
+    expect(copy.status).toBe('running');
+    expect(await sql(copy.id, 'select x from marks order by x', 'app')).toEqual([{ x: 1 }]);
+  });
+
+  it('restores to the latest moment after the source lost its data folder: nothing archived is lost', async () => {
+    await sql(source.id, 'create table latest_rows (x int)', 'app');
+    await sql(source.id, 'insert into latest_rows select generate_series(1, 100)', 'app');
+    const [{ now }] = await sql<{ now: Date }>(source.id, 'select clock_timestamp() as now');
+    await archivedPast(now.toISOString());
+    // The disk dies: the postmaster is killed and its data folder is gone.
+    process.kill(await world.enginePid(source.id), 'SIGKILL');
+    fs.rmSync(path.join(world.dataDir, 'instances', source.id, 'data'), { recursive: true, force: true });
+
+    const copy = await restored({ name: 'orders-latest', target: 'latest' });
+    expect(copy.status).toBe('running');
+    expect(await sql(copy.id, 'select count(*)::int as n from latest_rows', 'app')).toEqual([{ n: 100 }]);
+  });
+});
