@@ -1,4 +1,4 @@
-import { Box, Button, HStack, Link, Skeleton, Text } from '@chakra-ui/react';
+import { Box, Button, HStack, Link, SimpleGrid, Skeleton, Text } from '@chakra-ui/react';
 import type { ReactNode } from 'react';
 import { Link as RouterLink } from 'react-router-dom';
 import { formatBytes } from '../../../contracts/backupValues';
@@ -43,9 +43,18 @@ const figures: Figure[] = [
 
 const count = (n: number) => n.toLocaleString('en-US');
 
+/** The eight figures two or four to a row, so no row is left with a single card. */
+function FigureList({ busy, children }: { busy?: boolean; children: ReactNode }) {
+  return (
+    <SimpleGrid as="ul" aria-label="Figures" aria-busy={busy} columns={{ base: 2, lg: 4 }} gap="3" m="0" p="0">
+      {children}
+    </SimpleGrid>
+  );
+}
+
 function FigureCard({ label, children }: { label: string; children: ReactNode }) {
   return (
-    <Box as="li" listStyleType="none" minW="36" flex="1">
+    <Box as="li" listStyleType="none">
       <Box borderWidth="1px" borderColor="border" borderRadius="l2" px="4" py="3" h="full">
         <Text fontSize="sm" color="fg.muted">
           {label}
@@ -66,13 +75,13 @@ export function StatisticsStrip() {
   if (!statistics) {
     if (isLoading) {
       return (
-        <HStack as="ul" aria-label="Figures" aria-busy="true" gap="3" wrap="wrap" m="0" p="0">
+        <FigureList busy>
           {figures.map(({ label }) => (
             <FigureCard key={label} label={label}>
               <Skeleton h="7" w="12" mt="1" />
             </FigureCard>
           ))}
-        </HStack>
+        </FigureList>
       );
     }
     return (
@@ -87,7 +96,7 @@ export function StatisticsStrip() {
 
   const now = new Date();
   return (
-    <HStack as="ul" aria-label="Figures" gap="3" wrap="wrap" align="stretch" m="0" p="0">
+    <FigureList>
       {figures.map(({ label, value, format = count, to, alarming }) => {
         const n = value(statistics);
         const shown = format(n);
@@ -101,6 +110,6 @@ export function StatisticsStrip() {
           </FigureCard>
         );
       })}
-    </HStack>
+    </FigureList>
   );
 }

@@ -19,6 +19,28 @@ function openInstances(statistics = statisticsHandler()) {
 }
 
 const figures = async () => within(await screen.findByRole('list', { name: 'Figures' }));
+
+/** The column counts of every grid-template-columns the element's own CSS rules set, at every width. */
+function gridColumnCounts(element: HTMLElement): number[] {
+  const counts: number[] = [];
+  const visit = (rules: CSSRuleList) => {
+    for (const rule of Array.from(rules)) {
+      // jsdom's rule objects are not instances of the window's CSS*Rule classes, nor do their
+      // styles know grid properties by name: told apart by shape, read by property text.
+      const styleRule = 'selectorText' in rule ? (rule as CSSStyleRule) : null;
+      const template = styleRule?.style.getPropertyValue('grid-template-columns');
+      if (styleRule && template && element.matches(styleRule.selectorText)) {
+        counts.push(Number(/^repeat\((\d+),/.exec(template)?.[1]));
+      } else if ('cssRules' in rule) {
+        // Media queries and cascade layers hold rules of their own.
+        visit(rule.cssRules as CSSRuleList);
+      }
+    }
+  };
+  for (const sheet of Array.from(document.styleSheets)) visit(sheet.cssRules);
+  return counts;
+}
+
 const localDay = (at: Date) => `${at.getFullYear()}-${String(at.getMonth() + 1).padStart(2, '0')}-${String(at.getDate()).padStart(2, '0')}`;
 
 describe('StatisticsStrip', () => {
@@ -38,6 +60,16 @@ describe('StatisticsStrip', () => {
     );
     expect(await link('Backup storage used: 12 GB')).toHaveAttribute('href', '/backups');
     expect(await link('Errors in logs in 24 h: 17')).toHaveAttribute('href', '/logs?level=error,fatal&range=24h');
+  });
+
+  it('lays the figures out in whole rows at every width, none alone on a row', async () => {
+    openInstances();
+    const list = await screen.findByRole('list', { name: 'Figures' });
+    const cards = within(list).getAllByRole('listitem').length;
+    expect(cards).toBe(8);
+    const columns = gridColumnCounts(list);
+    expect(columns.length).toBeGreaterThanOrEqual(2);
+    for (const perRow of columns) expect([perRow, cards % perRow]).toEqual([perRow, 0]);
   });
 
   it('filters the list below by the figure followed', async () => {
