@@ -5,6 +5,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { Selectable } from 'kysely';
 import type { Instance } from '../../../contracts/instances';
 import { buildApp, type App } from '../../../server/app';
+import type { PitrConfig } from '../../../server/config';
 import { startCookieSession } from '../../../server/auth/sessions';
 import { addMembers, createGroup } from '../../../server/db/groups';
 import { findInstanceRow, allInstanceRows } from '../../../server/db/instances';
@@ -50,8 +51,11 @@ export interface InstanceWorld {
   destroy(): Promise<void>;
 }
 
-/** `pitr`: pg instances archive WAL with pgBackRest into `<dataDir>/pitr`, as a server does by default. */
-export async function instanceWorld(options: { pitr?: boolean } = {}): Promise<InstanceWorld> {
+/**
+ * `pitr`: pg instances archive WAL with pgBackRest into `<dataDir>/pitr`, as a server does by default,
+ * or into the bucket given.
+ */
+export async function instanceWorld(options: { pitr?: boolean | { s3: NonNullable<PitrConfig['s3']> } } = {}): Promise<InstanceWorld> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warden-instances-'));
   fs.chmodSync(dataDir, 0o711);
   const db = openDb({ dataDir });
@@ -61,7 +65,7 @@ export async function instanceWorld(options: { pitr?: boolean } = {}): Promise<I
     instancePorts: { from: 16400 + Math.floor(Math.random() * 50) * 10, to: 16999 },
     probeIntervalMs: 3_600_000,
     logPollMs: 3_600_000,
-    ...(options.pitr && { pitr: { enabled: true, bin: '/usr/bin/pgbackrest', s3: null } }),
+    ...(options.pitr && { pitr: { enabled: true, bin: '/usr/bin/pgbackrest', s3: options.pitr === true ? null : options.pitr.s3 } }),
   });
   const published: HubEvent[] = [];
   const bus = new InProcessBus();
