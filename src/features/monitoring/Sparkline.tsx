@@ -23,12 +23,16 @@ const pad = 2;
 /** Where each point sits; a point more than a step after the one before starts a new stroke (a gap). */
 export function sparklinePath(points: [number, number][], { from, to, step, width, height }: { from: number; to: number; step: number; width: number; height: number }) {
   const values = points.map(([, value]) => value);
-  // From zero when every value is positive: a busy line should look busy, an idle one flat.
-  const low = Math.min(0, ...values);
-  const high = Math.max(...values) > low ? Math.max(...values) : low + 1;
+  const lowest = Math.min(...values);
+  const highest = Math.max(...values);
+  // Between its own lowest and highest value, a change fills the height wherever it happens (from
+  // zero, a busy instance's 40 to 42 % was a flat line a few pixels tall). A line of one value
+  // throughout is set against zero instead: along the bottom when idle, along the top when busy.
+  const [low, high] = highest > lowest ? [lowest, highest] : [Math.min(0, lowest), Math.max(0, highest)];
+  const range = high - low || 1;
   const span = Math.max(to - step - from, 1);
   const x = (at: number) => pad + ((at - from) / span) * (width - 2 * pad);
-  const y = (value: number) => height - pad - ((value - low) / (high - low)) * (height - 2 * pad);
+  const y = (value: number) => height - pad - ((value - low) / range) * (height - 2 * pad);
   const commands = points.map(([at, value], index) => {
     const joined = index > 0 && at - points[index - 1][0] <= step * 1.5;
     return `${joined ? 'L' : 'M'}${x(at).toFixed(1)} ${y(value).toFixed(1)}`;

@@ -46,6 +46,17 @@ describe('sparklinePath', () => {
     const { d } = sparklinePath([[at(0), 0], [at(1), 0]], { from, to, step: minute, width: 100, height: 20 });
     expect(d).toBe('M2.0 18.0 L3.6 18.0');
   });
+
+  it('spreads a busy line over the whole height, not a few pixels at its top', () => {
+    // CPU between 40 and 42 %: the lowest sits on the bottom (18), the highest on the top (2).
+    const { d } = sparklinePath([[at(0), 40], [at(1), 42], [at(2), 41]], { from, to, step: minute, width: 100, height: 20 });
+    expect(d).toBe('M2.0 18.0 L3.6 2.0 L5.3 10.0');
+  });
+
+  it('draws a steady busy line along the top', () => {
+    const { d } = sparklinePath([[at(0), 30], [at(1), 30]], { from, to, step: minute, width: 100, height: 20 });
+    expect(d).toBe('M2.0 2.0 L3.6 2.0');
+  });
 });
 
 describe('InstanceSparkline', () => {
