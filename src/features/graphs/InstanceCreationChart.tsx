@@ -24,11 +24,12 @@ export function InstanceCreationChart({ points, type }: InstanceCreationChartPro
         <YAxis yAxisId="created" allowDecimals={false} tick={{ fill: colours.text, fontSize: 12 }} />
         <YAxis yAxisId="cumulative" orientation="right" allowDecimals={false} tick={{ fill: colours.text, fontSize: 12 }} />
         <Tooltip labelFormatter={label} />
-        {/* In drawing order: the stacked types, then the running count. */}
+        {/* In drawing order: the stacked types, then the running count. The count steps up at the
+            bucket its creations fall in: a curve through the points rose across the bucket before. */}
         <Legend itemSorter={null} />
         {type !== 'etcd' && <Bar yAxisId="created" dataKey="pg" name="PostgreSQL" stackId="created" fill={colours.pg} />}
         {type !== 'pg' && <Bar yAxisId="created" dataKey="etcd" name="etcd" stackId="created" fill={colours.etcd} />}
-        <Line yAxisId="cumulative" dataKey="cumulative" name="Created so far" type="monotone" stroke={colours.line} strokeWidth={2} dot={false} />
+        <Line yAxisId="cumulative" dataKey="cumulative" name="Created so far" type="stepAfter" stroke={colours.line} strokeWidth={2} dot={false} />
       </ComposedChart>
     </ResponsiveContainer>
   );

@@ -70,6 +70,29 @@ describe('InstanceCreationGraphPage', () => {
     ).toEqual(['03/01/25 2 1 3 10', '03/02/25 0 0 0 10', '03/03/25 1 2 3 13']);
   });
 
+  it('keeps the running count at zero until the first creation day, then steps up on that day', async () => {
+    openGraph('/graphs/instance-creation?from=2025-03-01&to=2025-03-05', [
+      aPoint('2025-03-01', 0, 0, 0),
+      aPoint('2025-03-02', 0, 0, 0),
+      aPoint('2025-03-03', 0, 0, 0),
+      aPoint('2025-03-04', 2, 1, 3),
+      aPoint('2025-03-05', 1, 0, 4),
+    ]);
+    const chart = await screen.findByRole('figure');
+    await waitFor(() => expect(chart.querySelector('.recharts-line-curve')).not.toBeNull());
+    // Every point the line's path passes through or bends towards, as [x, y] (y grows downwards).
+    const path = chart.querySelector('.recharts-line-curve')!.getAttribute('d')!;
+    const drawn = [...path.matchAll(/(-?[\d.]+),(-?[\d.]+)/g)].map(([, x, y]) => [Number(x), Number(y)]);
+    const [, zero] = drawn[0];
+    // The first creation day's label sits under its bar's middle, where its point is.
+    const firstDayX = Number(within(chart).getByText('03/04/25').getAttribute('x'));
+
+    // Flat before that day (to within rounding of the same position), never under zero, up on it.
+    expect(drawn.filter(([x, y]) => x < firstDayX - 0.5 && y !== zero)).toEqual([]);
+    expect(drawn.filter(([, y]) => y > zero)).toEqual([]);
+    expect(drawn.some(([x, y]) => Math.abs(x - firstDayX) < 0.5 && y < zero)).toBe(true);
+  });
+
   it('reads the range, bucket and type from the URL and asks for exactly those', async () => {
     const { graph } = openGraph('/graphs/instance-creation?from=2025-01-01&to=2025-03-31&bucket=month&type=pg', [
       aPoint('2025-01-01', 4, 0, 4),
