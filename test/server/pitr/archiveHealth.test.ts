@@ -1,0 +1,135 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client } from 'pg';
+import type { Instance } from '../../../contracts/instances';
+import type { RecoveryWindow } from '../../../contracts/pitr';
+import { findInstanceRow } from '../../../server/db/instances';
+import { pgSocketDir, pgSuperuserPassword } from '../../../server/engines/pg';
+import { instanceWorld, type InstanceWorld } from '../instances/world';
+
+// What an operator is told about the archive: health turns to error when WAL cannot be archived and
+// back when it can, with nothing lost; the archive timeout is theirs to set within bounds and reaches
+// the running server; and every call is scoped to the instance's group, a restore into the caller's
+// own groups. One instance for the file.
+
+jest.setTimeout(300_000);
+
+let world: InstanceWorld;
+let source: Instance;
+let member: { groupId: string; cookie: string };
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function sql(instance: Instance, text: string) {
+  const row = (await findInstanceRow(world.db, instance.id))!;
+  const rt = world.service().runtime(row);
+  const client = new Client({ host: pgSocketDir(rt), port: rt.port, user: 'postgres', database: 'app', password: pgSuperuserPassword(rt) });
+  await client.connect();
+  try {
+    return (await client.query(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The archiving check of a fresh probe. */
+async function archiving() {
+  await world.service().refresh(source.id);
+  return (await world.instance(source.id)).health.checks.find((c) => c.name === 'archiving');
+}
+
+beforeAll(async () => {
+  world = await instanceWorld({ pitr: true });
+  member = await world.groupWithMember('ledgers', 'member@example.com');
+  source = await world.created({ name: 'ledger', type: 'pg', groupId: member.groupId });
+  await world.call('POST', `/instances/${source.id}/backups/database/backup`, { kind: 'full' });
+  await world.backups().idle();
+});
+
+afterAll(() => world?.destroy());
+
+it('turns health to error while WAL cannot be archived, and back once it can, losing nothing', async () => {
+  expect(await archiving()).toEqual({ name: 'archiving', level: 'good', message: 'WAL is archived' });
+  const repo = path.join(world.dataDir, 'pitr', source.id);
+  // The repository turns read-only for its owner, as a full or failing disk would.
+  execFileSync('chmod', ['-R', 'u-w', repo]);
+  try {
+    await sql(source, 'create table during_the_outage as select generate_series(1, 50) as n');
+    await sql(source, 'select pg_switch_wal()');
+    let check = await archiving();
+    for (let waited = 0; check?.level !== 'error' && waited < 120_000; waited += 2000) {
+      await sleep(2000);
+      check = await archiving();
+    }
+    expect(check).toMatchObject({ level: 'error', message: expect.stringMatching(/^archiving WAL fails \(segment [0-9A-F]{24}\)/) });
+    expect((await world.instance(source.id)).health.level).toBe('error');
+    const window = (await world.call('GET', `/instances/${source.id}/recovery-window`)).json() as RecoveryWindow;
+    expect(window.reason).toMatch(/^Archiving WAL fails since /);
+  } finally {
+    execFileSync('chmod', ['-R', 'u+w', repo]);
+  }
+  let check = await archiving();
+  for (let waited = 0; check?.level !== 'good' && waited < 120_000; waited += 2000) {
+    await sleep(2000);
+    check = await archiving();
+  }
+  expect(check?.level).toBe('good');
+  const [{ now }] = await sql(source, 'select clock_timestamp() as now');
+  await sql(source, 'select pg_switch_wal()');
+  let window = (await world.call('GET', `/instances/${source.id}/recovery-window`)).json() as RecoveryWindow;
+  for (let waited = 0; window.latest! < (now as Date).toISOString() && waited < 60_000; waited += 500) {
+    await sleep(500);
+    window = (await world.call('GET', `/instances/${source.id}/recovery-window`)).json() as RecoveryWindow;
+  }
+  expect(window.gaps).toEqual([]);
+  expect(window.reason).toBeNull();
+  const res = await world.call('POST', `/instances/${source.id}/restore-point`, { name: 'ledger-after-outage', target: 'latest' });
+  expect(res.statusCode).toBe(202);
+  await world.service().idle();
+  const copy = await world.instance(res.json().id);
+  expect(copy.status).toBe('running');
+  expect(await sql(copy, 'select count(*)::int as n from during_the_outage')).toEqual([{ n: 50 }]);
+  await world.call('POST', `/instances/${copy.id}/stop`, {});
+  await world.service().idle();
+});
+
+it('sets the archive timeout within 10 s and 10 min, and the running server takes it at once', async () => {
+  const refused = await world.call('PUT', `/instances/${source.id}/pitr/settings`, { archiveTimeoutSeconds: 5, retentionDays: 7 });
+  expect(refused.statusCode).toBe(400);
+  expect(refused.json().errors).toHaveProperty('archiveTimeoutSeconds');
+  expect((await world.call('PUT', `/instances/${source.id}/pitr/settings`, { archiveTimeoutSeconds: 60, retentionDays: 36 })).statusCode).toBe(400);
+
+  const saved = await world.call('PUT', `/instances/${source.id}/pitr/settings`, { archiveTimeoutSeconds: 15, retentionDays: 3 });
+  expect(saved.statusCode).toBe(200);
+  expect(saved.json()).toEqual({ archiveTimeoutSeconds: 15, retentionDays: 3 });
+  let timeout = '';
+  for (let waited = 0; timeout !== '15s' && waited < 5000; waited += 200) {
+    await sleep(200);
+    [{ archive_timeout: timeout }] = (await sql(source, 'show archive_timeout')) as { archive_timeout: string }[];
+  }
+  expect(timeout).toBe('15s');
+  const window = (await world.call('GET', `/instances/${source.id}/recovery-window`)).json() as RecoveryWindow;
+  expect(window).toMatchObject({ archiveTimeoutSeconds: 15, retentionDays: 3 });
+  const conf = fs.readFileSync(path.join(world.dataDir, 'instances', source.id, 'pgbackrest.conf'), 'utf8');
+  expect(conf).toMatch(/^repo1-retention-full=3$/m);
+  // A tenant cannot move archiving elsewhere: archive_command stays Warden's.
+  const tenant = await world.call('PUT', `/instances/${source.id}/config`, { parameters: { archive_command: 'cp %p /tmp/%f' } }, member.cookie);
+  expect(tenant.statusCode).toBe(400);
+});
+
+it('is scoped: an outsider sees nothing, a member restores only into their own groups', async () => {
+  const outsider = await world.cookieFor('outsider@example.com');
+  expect((await world.call('GET', `/instances/${source.id}/recovery-window`, undefined, outsider)).statusCode).toBe(404);
+  expect((await world.call('POST', `/instances/${source.id}/restore-point`, { name: 'stolen', target: 'latest' }, outsider)).statusCode).toBe(404);
+  expect((await world.call('POST', `/instances/${source.id}/restore-points`, { name: 'mine' }, outsider)).statusCode).toBe(404);
+
+  expect((await world.call('GET', `/instances/${source.id}/recovery-window`, undefined, member.cookie)).statusCode).toBe(200);
+  const other = await world.groupWithMember('others', 'other@example.com');
+  const elsewhere = await world.call('POST', `/instances/${source.id}/restore-point`, { name: 'moved-away', target: 'latest', groupId: other.groupId }, member.cookie);
+  expect(elsewhere.statusCode).toBe(400);
+  expect(elsewhere.json().errors).toEqual({ groupId: [`No group has the id ${other.groupId}.`] });
+  const plan = await world.call('POST', `/instances/${source.id}/restore-point`, { name: 'planned', target: 'latest', dryRun: true }, member.cookie);
+  expect(plan.statusCode).toBe(200);
+  expect((await world.call('GET', '/instances', undefined, member.cookie)).json().items.map((i: Instance) => i.name)).not.toContain('planned');
+});
