@@ -136,6 +136,7 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
     clock,
     logs,
     instances,
+    backups,
     disabledReason: pitr.reason,
     intervalMs: config.probeIntervalMs ?? instanceDefaults.probeIntervalMs,
   });

@@ -1,6 +1,6 @@
 import { isPhysicalFormat } from '../../contracts/backupValues';
 import { physicalOnly } from './backupContext';
-import type { Backup, BackupDeletedPayload, BackupKind, BackupUpdatedPayload, RetentionPreview } from '../../contracts/backups';
+import type { Backup, BackupContents, BackupDeletedPayload, BackupKind, BackupUpdatedPayload, RetentionPreview } from '../../contracts/backups';
 import { formatBytes } from '../../contracts/backupValues';
 import { backupsOfInstance, deleteBackupRow, findBackupRow, findSchedule, toBackup, type BackupRow } from '../db/backups';
 import { findInstanceRow } from '../db/instances';
@@ -81,6 +81,20 @@ export async function pruneBackups(ctx: BackupContext, instanceId: string): Prom
     await remove(ctx, row, 'pruned by retention');
   }
   return doomed.map((r) => r.id);
+}
+
+/**
+ * Physical backups pgBackRest expired (the window moved past them) leave the list too: `kept` are the
+ * labels its repository still holds. Answers the ids removed.
+ */
+export async function forgetExpiredPhysical(ctx: BackupContext, instanceId: string, kept: ReadonlySet<string>): Promise<string[]> {
+  const gone = (await backupsOfInstance(ctx.db, instanceId, 'database')).filter((row) => {
+    if (!isPhysicalFormat(row.format) || row.status !== 'succeeded' || !row.contents) return false;
+    const label = (JSON.parse(row.contents) as BackupContents).physical?.label;
+    return label !== undefined && !kept.has(label);
+  });
+  for (const row of gone) await remove(ctx, row, 'expired with the recovery window');
+  return gone.map((r) => r.id);
 }
 
 /** Pins a backup (retention never trims it) or unpins it; pages showing it hear BackupUpdated. */

@@ -21,7 +21,7 @@ import type { InstanceBackups } from '../instances/instanceContext';
 import { BackupContext, type BackupServiceDeps } from './backupContext';
 import { BackupDownloads, type DownloadPlan } from './backupDownloads';
 import { recoverBackups } from './backupRecovery';
-import { deleteBackup, pinBackup, pruneBackups, retentionPreview } from './backupRetention';
+import { deleteBackup, forgetExpiredPhysical, pinBackup, pruneBackups, retentionPreview } from './backupRetention';
 import { BackupScheduler } from './backupSchedules';
 import { checkCloneSource, restoreInto, type RestoreLog } from './restoreBackup';
 import type { RetentionPolicy } from './retention';
@@ -152,6 +152,10 @@ export class BackupService implements InstanceBackups {
 
   prune(instanceId: string): Promise<string[]> {
     return pruneBackups(this.ctx, instanceId);
+  }
+
+  forgetExpiredPhysical(instanceId: string, kept: ReadonlySet<string>): Promise<string[]> {
+    return forgetExpiredPhysical(this.ctx, instanceId, kept);
   }
 
   schedule(instanceId: string): Promise<BackupSchedule> {

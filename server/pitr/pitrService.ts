@@ -23,7 +23,8 @@ import { hubGroupNames } from '../hub/methods';
 import { HttpProblem } from '../http/problems';
 import type { InstanceService } from '../instances/instanceService';
 import type { LogService } from '../logs/logService';
-import { planRestore, recoveryWindow, type WalMark } from './recoveryWindow';
+import { physicalBackups, planRestore, recoveryWindow, type WalMark } from './recoveryWindow';
+import type { BackupService } from '../backups/backupService';
 
 export interface PitrServiceDeps {
   db: Db;
@@ -31,6 +32,8 @@ export interface PitrServiceDeps {
   clock: Clock;
   logs: LogService;
   instances: InstanceService;
+  /** Physical backups are listed among the instance's backups, and leave the list when pgBackRest expires them. */
+  backups: Pick<BackupService, 'forgetExpiredPhysical' | 'busy'>;
   /** Why archiving is off on this server, when it is. */
   disabledReason: string | null;
   /** How often running instances' archivers are read. */
@@ -154,6 +157,10 @@ export class PitrService {
     }
     const archiver = await this.sample(row).catch(() => null);
     const [info, archived] = await Promise.all([archive.info(rt).catch(() => null), this.archived(archive, rt)]);
+    // While a backup runs, its set is not listed yet: nothing is taken for expired then.
+    if (info && !this.deps.backups.busy(instanceId)) {
+      await this.deps.backups.forgetExpiredPhysical(instanceId, new Set(physicalBackups(info).map((b) => b.id))).catch(() => undefined);
+    }
     return recoveryWindow({
       ...base,
       enabled: true,

@@ -5,7 +5,7 @@ import { Client } from 'pg';
 import type { Instance } from '../../../contracts/instances';
 import type { RecoveryWindow } from '../../../contracts/pitr';
 import { findInstanceRow } from '../../../server/db/instances';
-import { pgSocketDir, pgSuperuserPassword } from '../../../server/engines/pg';
+import { pgSocketDir, pgSuperuserPassword, type PgEngine } from '../../../server/engines/pg';
 import { instanceWorld, type InstanceWorld } from '../instances/world';
 
 // What an operator is told about the archive: health turns to error when WAL cannot be archived and
@@ -132,4 +132,31 @@ it('is scoped: an outsider sees nothing, a member restores only into their own g
   const plan = await world.call('POST', `/instances/${source.id}/restore-point`, { name: 'planned', target: 'latest', dryRun: true }, member.cookie);
   expect(plan.statusCode).toBe(200);
   expect((await world.call('GET', '/instances', undefined, member.cookie)).json().items.map((i: Instance) => i.name)).not.toContain('planned');
+});
+
+it('moves the window when a backup set expires, drops it from the list, and still restores inside the window', async () => {
+  const before = (await world.call('GET', `/instances/${source.id}/recovery-window`)).json() as RecoveryWindow;
+  await world.call('POST', `/instances/${source.id}/backups/database/backup`, { kind: 'full' });
+  await world.backups().idle();
+  const both = (await world.call('GET', `/instances/${source.id}/recovery-window`)).json() as RecoveryWindow;
+  expect(both.backups).toHaveLength(2);
+  const [older, newer] = both.backups;
+  // pgBackRest's expiry, as the window's retention runs it once the older set leaves the window.
+  const row = (await findInstanceRow(world.db, source.id))!;
+  const engine = world.app().instances.engine('pg') as PgEngine;
+  await engine.archive!.command(world.service().runtime(row), ['expire', `--set=${older.id}`]);
+
+  const after = (await world.call('GET', `/instances/${source.id}/recovery-window`)).json() as RecoveryWindow;
+  expect(after.backups.map((b) => b.id)).toEqual([newer.id]);
+  expect(after.earliest).toBe(newer.finishedAt);
+  expect(after.earliest! > before.earliest!).toBe(true);
+  const listed = (await world.call('GET', `/instances/${source.id}/backups/database`)).json().items as { contents: { physical?: { label: string } } }[];
+  expect(listed.map((b) => b.contents.physical?.label)).toEqual([newer.id]);
+  expect(world.events('BackupDeleted').length).toBeGreaterThanOrEqual(1);
+  // Before the window now: refused, naming the new window.
+  const early = await world.call('POST', `/instances/${source.id}/restore-point`, { name: 'too-early', target: { time: older.finishedAt }, dryRun: true });
+  expect(early.statusCode).toBe(400);
+  const inside = await world.call('POST', `/instances/${source.id}/restore-point`, { name: 'inside', target: 'latest', dryRun: true });
+  expect(inside.statusCode).toBe(200);
+  expect(inside.json().backup.id).toBe(newer.id);
 });
