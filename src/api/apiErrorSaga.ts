@@ -33,10 +33,12 @@ export const fieldErrorsShownInline: ReadonlySet<string> = new Set([
   'createGroup',
   'createInstance',
   'createInstanceRole',
+  'createRestorePoint',
   'createUser',
   'register',
   'resetPassword',
   'saveBackupSchedule',
+  'savePitrSettings',
   'twoFactor',
   'updateAccountInfo',
   'updateConfiguration',
@@ -44,6 +46,12 @@ export const fieldErrorsShownInline: ReadonlySet<string> = new Set([
   'updateInstance',
   'updateInstanceRole',
 ]);
+
+/**
+ * The calls whose forms show a 400's detail as well as its field errors: a restore's target outside
+ * the recoverable window is said beside the target, in the words of the server that knows the window.
+ */
+export const problemsShownInline: ReadonlySet<string> = new Set(['restorePlan', 'restoreToPoint']);
 
 /**
  * A 400's field errors as sentences. A schema's fragment ("must not be blank") is said with its
@@ -78,6 +86,7 @@ function* reportFailure(action: FailedCall): SagaIterator {
     yield put(pushToast({ status: 'error', summary: 'Oops, something went wrong' }));
     return;
   }
+  if (status === 400 && problemsShownInline.has(action.meta.arg.endpointName)) return;
   const problem = problemOf(action.payload);
   const fields = status === 400 && !problem?.detail && problem?.errors && Object.keys(problem.errors).length > 0 ? problem.errors : undefined;
   // One message per failure: the form already says what is wrong with which field.

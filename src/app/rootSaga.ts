@@ -11,6 +11,7 @@ import { twoFactorSaga } from '../features/profile/twoFactorSaga';
 import { debugMessageSaga } from '../features/debug/debugMessageSaga';
 import { logsSaga } from '../features/logs/logsSaga';
 import { monitoringSaga } from '../features/monitoring/monitoringSaga';
+import { pitrSaga } from '../features/pitr/pitrSaga';
 import { realtimeSaga } from '../features/realtime/hubSaga';
 import { scriptsSaga } from '../features/scripts/scriptsSaga';
 import { statisticsSaga } from '../features/statistics/statisticsSaga';
@@ -40,6 +41,7 @@ export function* signedInSaga(deps: StoreDeps): SagaIterator {
     fork(databasesSaga),
     fork(updatesSaga),
     fork(backupsSaga),
+    fork(pitrSaga),
     fork(twoFactorSaga),
     fork(debugMessageSaga),
     fork(logsSaga),

@@ -11,6 +11,7 @@ import type {
 } from '../../../contracts/backups';
 import type { BackupKind } from '../../../contracts/backupValues';
 import type { Instance } from '../../../contracts/instances';
+import type { PhysicalBackupKind } from '../../../contracts/pitr';
 import type { PageOf } from '../../../contracts/page';
 import { baseApi } from '../../api/baseApi';
 import type { RootState } from '../../app/rootReducer';
@@ -84,9 +85,16 @@ export const backupsApi = baseApi.injectEndpoints({
       providesTags: (result) => [list, ...itemTags(result?.items)],
     }),
 
-    /** 202: the backup is pending or running; progress and the outcome arrive as hub events. */
-    takeBackup: build.mutation<Backup, { instanceId: string; kind: BackupKind }>({
-      query: ({ instanceId, kind }) => ({ url: path(instanceId, `/${listSegment[kind]}/backup`), method: 'POST', body: {} }),
+    /**
+     * 202: the backup is pending or running; progress and the outcome arrive as hub events. A
+     * database backup is a dump unless a physical kind is asked for (pg with WAL archiving).
+     */
+    takeBackup: build.mutation<Backup, { instanceId: string; kind: BackupKind; physical?: PhysicalBackupKind }>({
+      query: ({ instanceId, kind, physical }) => ({
+        url: path(instanceId, `/${listSegment[kind]}/backup`),
+        method: 'POST',
+        body: physical ? { kind: physical } : {},
+      }),
       // Also after a 409 (one is running already): the summary then shows the one that runs.
       invalidatesTags: (_result, _error, { instanceId }) => backupsOf(instanceId),
       async onQueryStarted({ instanceId }, { dispatch, queryFulfilled }) {

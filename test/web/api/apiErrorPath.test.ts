@@ -1,5 +1,5 @@
 import { http, HttpResponse } from 'msw';
-import { fieldErrorsShownInline } from '../../../src/api/apiErrorSaga';
+import { fieldErrorsShownInline, problemsShownInline } from '../../../src/api/apiErrorSaga';
 import { baseApi } from '../../../src/api/baseApi';
 import { setupStore } from '../../../src/app/store';
 import { authApi } from '../../../src/features/auth/authApi';
@@ -9,6 +9,7 @@ import { groupsApi as realGroupsApi } from '../../../src/features/groups/groupsA
 import '../../../src/features/instances/configApi';
 import '../../../src/features/instances/databasesApi';
 import '../../../src/features/instances/instancesApi';
+import '../../../src/features/pitr/pitrApi';
 import { admin } from '../fixtures';
 import { loginHandler, meHandler } from '../handlers/authHandlers';
 import { validationProblem } from '../handlers/pages';
@@ -105,9 +106,9 @@ describe('the one error path (SPEC §8)', () => {
     ]);
   });
 
-  it('names only calls that exist among those whose forms show field errors inline', () => {
+  it('names only calls that exist among those whose forms show field errors or problems inline', () => {
     const endpoints = Object.keys(baseApi.endpoints);
-    expect([...fieldErrorsShownInline].filter((name) => !endpoints.includes(name))).toEqual([]);
+    expect([...fieldErrorsShownInline, ...problemsShownInline].filter((name) => !endpoints.includes(name))).toEqual([]);
   });
 
   it('on a 401 clears the user and opens login with the full path to come back to, without a toast', async () => {
