@@ -12,6 +12,8 @@ export interface InstanceRuntime {
   port: number;
   /** etcd's peer port; unused by pg. */
   peerPort?: number;
+  /** A throwaway copy (a verification, a script's sandbox): it keeps no WAL archive. */
+  scratch?: boolean;
 }
 
 export type HealthLevel = 'good' | 'warn' | 'error';

@@ -202,10 +202,12 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
   const withClient = <T>(rt: InstanceRuntime, use: (client: Client) => Promise<T>) => withPgClient(target(rt), 'postgres', use, 10_000);
 
   const archive = options.pitr ? pgArchive(options.pitr) : null;
+  /** The archive of an instance; a scratch copy keeps none. */
+  const archiveOf = (rt: InstanceRuntime) => (rt.scratch ? null : archive);
   /** Why the stanza of an instance could not be made at its last start, by instance id. */
   const stanzaProblems = new Map<string, string>();
   const writeManagedConf = (rt: InstanceRuntime) =>
-    writeInstanceFile(path.join(paths(rt).data, 'warden.conf'), managedConf(rt, archive), { within: rt.dir, owner: instanceUser(rt) });
+    writeInstanceFile(path.join(paths(rt).data, 'warden.conf'), managedConf(rt, archiveOf(rt)), { within: rt.dir, owner: instanceUser(rt) });
 
   const postmaster = pgPostmaster({
     postgres: bin('postgres'),
@@ -214,15 +216,16 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
     // (or an instance whose archive settings changed) starts with it.
     beforeStart: (rt) => {
       if (!fs.existsSync(path.join(paths(rt).data, 'PG_VERSION'))) return;
-      archive?.prepare(rt, paths(rt).socket);
+      archiveOf(rt)?.prepare(rt, paths(rt).socket);
       writeManagedConf(rt);
     },
-    binds: (rt) => archive?.binds(rt) ?? [],
+    binds: (rt) => archiveOf(rt)?.binds(rt) ?? [],
     afterStart: async (rt) => {
       await ensureRoles(rt);
-      if (!archive) return;
+      const archiving = archiveOf(rt);
+      if (!archiving) return;
       // A repository out of reach must not keep the instance down: its health says why instead.
-      await archive
+      await archiving
         .ensureStanza(rt, pgSuperuserPassword(rt))
         .then(() => stanzaProblems.delete(rt.id))
         .catch((error: unknown) => stanzaProblems.set(rt.id, (error as Error).message));
@@ -307,7 +310,7 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
     archiverState,
 
     async applyArchiveSettings(rt) {
-      archive?.prepare(rt, paths(rt).socket);
+      archiveOf(rt)?.prepare(rt, paths(rt).socket);
       writeManagedConf(rt);
       postmaster.reload(rt);
     },
@@ -437,7 +440,7 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
           if (stats.pending.length > 0) {
             checks.push({ name: 'pending restart', level: 'warn', message: `waiting for a restart: ${stats.pending.join(', ')}` });
           }
-          if (archive) checks.push(archivingCheck(await archiverState(rt)));
+          if (archiveOf(rt)) checks.push(archivingCheck(await archiverState(rt)));
         } catch (error) {
           checks.push({ name: 'connection', level: 'error', message: `does not answer: ${(error as Error).message}` });
         }
@@ -551,7 +554,7 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
 
     async remove(rt) {
       if (pid(rt) !== null) throw new EngineError('The instance is running: stop it before removing it.');
-      await archive?.remove(rt);
+      await archiveOf(rt)?.remove(rt);
       fs.rmSync(rt.dir, { recursive: true, force: true });
       await removeInstanceUser(rt.id);
     },

@@ -22,7 +22,7 @@ export async function scratch(
   // PostgreSQL's socket path (<dir>/run/.s.PGSQL.<port>) must stay within 107 bytes: 12 hex characters of
   // the name (a backup id, a run id) keep it short under any reasonable data dir and still tell scratches apart.
   const short = name.replace(/-/g, '').slice(0, 12);
-  const rt: InstanceRuntime = { id: `scratch-${short}`, dir: path.join(ctx.instancesDir, `.scratch-${type}-${short}`), port: ports[0], peerPort: ports[1] };
+  const rt: InstanceRuntime = { id: `scratch-${short}`, dir: path.join(ctx.instancesDir, `.scratch-${type}-${short}`), port: ports[0], peerPort: ports[1], scratch: true };
   const engine = ctx.engine(type);
   if (limitsOf !== null) {
     // The engine takes the folder over as it makes it; its limits are kept before anything runs in it.
