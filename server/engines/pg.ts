@@ -446,7 +446,9 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
         }
       }
       const level = checks.some((c) => c.level === 'error') ? 'error' : checks.some((c) => c.level === 'warn') ? 'warn' : 'good';
-      return { running: running && level !== 'error', level, checks };
+      // A failing archive is an error of the instance's health, not a sign it is down: it still serves.
+      const serving = running && !checks.some((c) => c.level === 'error' && c.name !== 'archiving');
+      return { running: serving, level, checks };
     },
 
     parameters,

@@ -53,6 +53,8 @@ export class PitrService {
   private readonly marks = new Map<string, WalMark[]>();
   /** What the last tick saw of each instance's archiver, to announce changes only. */
   private readonly seen = new Map<string, string>();
+  /** Whether archiving failed at the last tick, by instance: a change is logged. */
+  private readonly failing = new Map<string, boolean>();
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> | null = null;
 
@@ -86,6 +88,18 @@ export class PitrService {
     for (const row of rows) {
       const state = await this.sample(row).catch(() => null);
       if (!state) continue;
+      const failing = archivingFails(state);
+      if (failing !== (this.failing.get(row.id) ?? false)) {
+        this.failing.set(row.id, failing);
+        await this.deps.logs.write({
+          level: failing ? 'error' : 'information',
+          instanceId: row.id,
+          handler: 'pitr',
+          message: failing
+            ? `Archiving WAL fails${state.lastFailedWal ? ` (segment ${state.lastFailedWal})` : ''}${state.stanzaProblem ? `: ${state.stanzaProblem}` : ''}: the recoverable window stops growing until it works again.`
+            : 'Archiving WAL works again: the recoverable window grows.',
+        });
+      }
       const summary = `${state.lastArchivedWal}|${state.lastFailedAt}|${state.stanzaProblem}`;
       if (this.seen.get(row.id) === summary) continue;
       const first = !this.seen.has(row.id);
@@ -259,6 +273,12 @@ export class PitrService {
     if (this.engine.pid(rt) !== null) await this.engine.applyArchiveSettings(rt);
     return archive.settings(rt);
   }
+}
+
+/** Archiving fails when its last attempt failed after its last success, or its stanza could not be made. */
+function archivingFails(state: ArchiverState): boolean {
+  if (state.stanzaProblem) return true;
+  return state.lastFailedAt !== null && (state.lastArchivedAt === null || state.lastFailedAt > state.lastArchivedAt);
 }
 
 const marksFile = (rt: InstanceRuntime) => path.join(rt.dir, 'pitr-marks.json');

@@ -33,6 +33,12 @@ async function sql(instance: Instance, text: string) {
   }
 }
 
+/** What the instance's log says of its archive, oldest first. */
+async function pitrLog(): Promise<string[]> {
+  const rows = await world.db.selectFrom('logs').select(['message']).where('instance_id', '=', source.id).where('handler', '=', 'pitr').orderBy('id').execute();
+  return rows.map((r) => r.message);
+}
+
 /** The archiving check of a fresh probe. */
 async function archiving() {
   await world.service().refresh(source.id);
@@ -63,7 +69,10 @@ it('turns health to error while WAL cannot be archived, and back once it can, lo
       check = await archiving();
     }
     expect(check).toMatchObject({ level: 'error', message: expect.stringMatching(/^archiving WAL fails \(segment [0-9A-F]{24}\)/) });
-    expect((await world.instance(source.id)).health.level).toBe('error');
+    // Still serving: an instance whose archive fails is not down, and nothing restarts it.
+    expect(await world.instance(source.id)).toMatchObject({ status: 'running', health: { level: 'error' } });
+    await world.app().pointInTime.tick();
+    expect(await pitrLog()).toContainEqual(expect.stringMatching(/^Archiving WAL fails \(segment [0-9A-F]{24}\): the recoverable window stops growing/));
     const window = (await world.call('GET', `/instances/${source.id}/recovery-window`)).json() as RecoveryWindow;
     expect(window.reason).toMatch(/^Archiving WAL fails since /);
   } finally {
@@ -75,6 +84,8 @@ it('turns health to error while WAL cannot be archived, and back once it can, lo
     check = await archiving();
   }
   expect(check?.level).toBe('good');
+  await world.app().pointInTime.tick();
+  expect((await pitrLog()).at(-1)).toBe('Archiving WAL works again: the recoverable window grows.');
   const [{ now }] = await sql(source, 'select clock_timestamp() as now');
   await sql(source, 'select pg_switch_wal()');
   let window = (await world.call('GET', `/instances/${source.id}/recovery-window`)).json() as RecoveryWindow;
