@@ -1,5 +1,5 @@
 import { Button, HStack, Stack } from '@chakra-ui/react';
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useParams } from 'react-router-dom';
 import type { Backup } from '../../../contracts/backups';
 import { formatBytes, type BackupKind } from '../../../contracts/backupValues';
@@ -43,8 +43,11 @@ const texts: Record<BackupKind, { title: string; description: (name: string) => 
 
 const { status, started, duration, size, trigger, checksum, verification } = backupColumns;
 
-/** The database or file backups of one instance: figures, the backup being taken, the list, and (database) the schedule. */
-export function InstanceBackupsPage({ kind }: { kind: BackupKind }) {
+/**
+ * The database or file backups of one instance: figures, the backup being taken, the sections of
+ * the kind's own (`children`), the list, and (database) the schedule.
+ */
+export function InstanceBackupsPage({ kind, children }: { kind: BackupKind; children?: ReactNode }) {
   const { id = '' } = useParams();
   // Live: progress, outcomes, verifications and deletions of this instance's backups.
   useHubGroup('Backups', id);
@@ -126,6 +129,8 @@ export function InstanceBackupsPage({ kind }: { kind: BackupKind }) {
           )}
           {running && <RunningBackup backup={running} />}
         </Section>
+
+        {children}
 
         <Stack gap="4" as="section" aria-label={text.title}>
           <HStack gap="4" align="end" wrap="wrap">

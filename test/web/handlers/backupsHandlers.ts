@@ -11,6 +11,7 @@ import type {
 } from '../../../contracts/backups';
 import type { BackupKind } from '../../../contracts/backupValues';
 import type { Instance } from '../../../contracts/instances';
+import type { RecoveryWindow } from '../../../contracts/pitr';
 import { problem } from '../msw';
 import { anInstance } from './instancesHandlers';
 import { requestLog } from './pages';
@@ -78,6 +79,24 @@ export const aSchedule = (overrides: Partial<BackupSchedule> = {}): BackupSchedu
     '2025-02-08T02:00:00.000Z',
   ],
   ...overrides,
+});
+
+/** A pg instance whose WAL is not archived: the recoverable window its database backups page shows unless a test says otherwise (pitrHandlers.ts). */
+export const archivingOff = (): RecoveryWindow => ({
+  enabled: false,
+  reason: 'WAL archiving is not set up on this server.',
+  repository: 'local',
+  earliest: null,
+  latest: null,
+  archiveTimeoutSeconds: 60,
+  retentionDays: 7,
+  lastArchivedAt: null,
+  lastArchivedWal: null,
+  lastFailedAt: null,
+  lastFailedWal: null,
+  gaps: [],
+  backups: [],
+  restorePoints: [],
 });
 
 /** The figures of one kind, as the server would count them from these backups. */
@@ -231,6 +250,8 @@ export function backupServer(options: BackupServerOptions = {}) {
       bodies.push(body);
       return HttpResponse.json(options.preview?.(body) ?? { wouldDelete: [], keptCount: state.backups.length, freedBytes: 0 });
     }),
+    // The database backups page of a pg instance shows its recoverable window.
+    http.get('/instances/:id/recovery-window', () => HttpResponse.json(archivingOff())),
     http.post('/instances/:id/clone', async ({ request }) => {
       calls.push('POST clone');
       bodies.push(await request.json());
