@@ -53,6 +53,9 @@ export const instancesApi = baseApi.injectEndpoints({
     instance: build.query<Instance, string>({
       query: (id) => path(id),
       providesTags: (_result, _error, id) => [instance(id)],
+      // An answer that left the server before an event the hub has brought since (an operation's
+      // end, say) is older than the cache: it does not undo what the event said.
+      merge: (cached, answer) => (answer.version >= cached.version ? answer : undefined),
     }),
 
     // A question, not a change: POST only because the name travels in the body. Never kept,

@@ -1,4 +1,6 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
+import { instancesApi } from '../../../../src/features/instances/instancesApi';
 import { admin } from '../../fixtures';
 import { meHandler, sessionCheckHandler } from '../../handlers/authHandlers';
 import { allGroupsHandler, anInstance, instanceServer, instancesListHandler } from '../../handlers/instancesHandlers';
@@ -51,5 +53,41 @@ describe('an instance’s operation comes from the server, not from a missed eve
 
     await waitFor(() => expect(operations().getByRole('button', { name: 'Stop' })).toBeEnabled());
     expect(restartShown()).not.toBeInTheDocument();
+  });
+
+  it('keeps what the hub said over an answer that left the server before the operation ended', async () => {
+    const join = deferred<null>();
+    const { store, latest } = openRestarting((hub) => hub.invoke.mockImplementation(() => join.promise));
+    await screen.findByRole('heading', { level: 1, name: 'orders' }, { timeout: 5000 });
+    await waitFor(() => expect(latest().invoked()).toContain('JoinInstance("i-1")'));
+
+    // The read after the join is answered while the restart still runs, and that answer is slow on its way.
+    const asked = deferred();
+    const delivered = deferred();
+    server.use(
+      http.get('/instances/:id', async () => {
+        asked.resolve();
+        await delivered.promise;
+        return HttpResponse.json(restarting);
+      }),
+    );
+    const readAt = () => instancesApi.endpoints.instance.select('i-1')(store.getState()).fulfilledTimeStamp;
+    const before = readAt();
+    await act(async () => join.resolve(null));
+    await act(() => asked.promise);
+
+    // Meanwhile the restart ends, and the hub says so.
+    const ended = { ...restarting, operation: null, version: 2 };
+    act(() => {
+      latest().push('InstanceUpdated', { instance: ended });
+      latest().push('OperationCompleted', { instanceId: 'i-1', kind: 'restart', ok: true, error: null, detail: null });
+    });
+    await waitFor(() => expect(operations().getByRole('button', { name: 'Stop' })).toBeEnabled());
+
+    await act(async () => delivered.resolve());
+    await waitFor(() => expect(readAt()).not.toBe(before));
+    await act(async () => {}); // the screen catches up with the store
+    expect(restartShown()).not.toBeInTheDocument();
+    expect(operations().getByRole('button', { name: 'Stop' })).toBeEnabled();
   });
 });
