@@ -26,6 +26,8 @@ export interface UiState {
   toasts: Toast[];
 }
 
+const sameWords = (a: Toast, b: Toast) => a.status === b.status && a.summary === b.summary && a.detail === b.detail;
+
 /** Older toasts give way so a burst of failures cannot cover the page. */
 export const maxToasts = 5;
 
@@ -50,6 +52,9 @@ export const uiSlice = createSlice({
     },
     pushToast: {
       reducer(state, { payload }: PayloadAction<Toast>) {
+        // The same words again (a failed list asked again when its hub group is joined, say) replace
+        // the toast on show instead of stacking its twin: one message per failure.
+        state.toasts = state.toasts.filter((toast) => !sameWords(toast, payload));
         state.toasts.push(payload);
         if (state.toasts.length > maxToasts) state.toasts.splice(0, state.toasts.length - maxToasts);
       },

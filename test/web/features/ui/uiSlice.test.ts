@@ -54,6 +54,21 @@ describe('uiSlice', () => {
     expect(after.toasts.map((toast) => toast.summary)).toEqual(['Saved']);
   });
 
+  it('shows a toast said again once, as the newest, instead of stacking its twin', () => {
+    const failed = pushToast({ status: 'error', summary: 'Request failed', detail: 'page must be <= 1000000.' });
+    const again = pushToast({ status: 'error', summary: 'Request failed', detail: 'page must be <= 1000000.' });
+    const state = reduceFrozen(reducer, empty, failed, pushToast({ status: 'success', summary: 'Saved' }), again);
+    expect(state.toasts.map((toast) => [toast.summary, toast.detail])).toEqual([
+      ['Saved', undefined],
+      ['Request failed', 'page must be <= 1000000.'],
+    ]);
+    // A fresh id: its lifetime starts again.
+    expect(state.toasts[1].id).toBe(again.payload.id);
+    // Other words, or another kind, are another message.
+    const other = reduceFrozen(reducer, state, pushToast({ status: 'error', summary: 'Request failed', detail: 'Group name taken' }), pushToast({ status: 'warning', summary: 'Saved' }));
+    expect(other.toasts).toHaveLength(4);
+  });
+
   it(`keeps only the newest ${maxToasts} toasts`, () => {
     const pushes = Array.from({ length: maxToasts + 2 }, (_, i) => pushToast({ status: 'info', summary: `t${i}` }));
     const state = reduceFrozen(reducer, empty, ...pushes);
