@@ -1,5 +1,6 @@
 import { Alert, CloseButton, Stack } from '@chakra-ui/react';
 import { useEffect } from 'react';
+import { headerBottomVar } from '../../components/PageHeader';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { selectToasts } from './selectors';
 import { dismissToast, type Toast } from './uiSlice';
@@ -8,11 +9,12 @@ import { dismissToast, type Toast } from './uiSlice';
 const lifetimeMs: Record<Toast['status'], number> = { success: 4000, info: 5000, warning: 8000, error: 10000 };
 
 /**
- * Toasts at top-center (SPEC §2), newest last, below the page header's row: every screen's header
- * keeps its actions there (Create, Delete, Save …), and a toast must never cover the button it answers.
+ * Toasts at top-center (SPEC §2), newest last, below the page header: every screen's header keeps
+ * its actions there (Create, Delete, Save …), and a toast must never cover the button it answers.
+ * The header says where it ends, however its actions wrap (PageHeader); a screen without one has the
+ * room its title and a row of actions would take.
  */
-/** Below a page header's title, description and actions (PageHeader), at every width. */
-const toastTop = { base: '9rem', md: '7rem' };
+const toastTop = { base: `calc(var(${headerBottomVar}, 9rem) + 0.5rem)`, md: `calc(var(${headerBottomVar}, 7rem) + 0.5rem)` };
 
 export function ToastStack() {
   const toasts = useAppSelector(selectToasts);
