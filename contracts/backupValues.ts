@@ -11,6 +11,12 @@ export type BackupStatus = (typeof backupStatuses)[number];
 /** How a database backup of a pg instance is taken: a logical dump, or a physical pgBackRest backup. */
 export const databaseBackupMethods = ['dump', 'full', 'diff', 'incr'] as const;
 export type DatabaseBackupMethod = (typeof databaseBackupMethods)[number];
+/** What a scheduled run takes: a dump, or a physical backup (a full one a week, differential ones between). */
+export const scheduleMethods = ['dump', 'physical'] as const;
+export type ScheduleMethod = (typeof scheduleMethods)[number];
+/** A scheduled physical run takes a full backup when the newest is this old. */
+export const fullBackupEveryDays = 7;
+
 /** The format a physical backup is listed with: `pgBackRest full` and so on. */
 export const physicalFormatPrefix = 'pgBackRest ';
 export const isPhysicalFormat = (format: string) => format.startsWith(physicalFormatPrefix);

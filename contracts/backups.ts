@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { backupKinds, backupStatuses, backupTriggers, databaseBackupMethods, retentionLimits } from './backupValues';
+import { backupKinds, backupStatuses, backupTriggers, databaseBackupMethods, retentionLimits, scheduleMethods } from './backupValues';
 import { PageQuery } from './page';
 
 export * from './backupValues';
@@ -168,6 +168,11 @@ export const BackupSchedule = Type.Object({
   keepDays: nullable(Type.Integer()),
   /** Retention trims backups taken by hand too; otherwise scheduled ones only. */
   includeManual: Type.Boolean(),
+  /**
+   * pg: what a scheduled run takes: a dump, or a physical backup — a full one when the newest full
+   * is a week old or more (or there is none), else a differential one — for point-in-time recovery.
+   */
+  method: literals(scheduleMethods),
   lastRunAt: nullable(Type.String()),
   /** The next five run times (UTC ISO), empty when disabled. */
   nextRuns: Type.Array(Type.String()),
@@ -182,6 +187,7 @@ export const UpdateScheduleRequest = Type.Object(
     keepLast: nullable(Type.Integer({ minimum: 1, maximum: retentionLimits.keepLastMax })),
     keepDays: nullable(Type.Integer({ minimum: 1, maximum: retentionLimits.keepDaysMax })),
     includeManual: Type.Optional(Type.Boolean({ default: false })),
+    method: Type.Optional(literals(scheduleMethods)),
   },
   { additionalProperties: false },
 );

@@ -1,12 +1,13 @@
 import type { BackupSchedule, UpdateScheduleRequest } from '../../contracts/backups';
-import { enabledSchedules, findSchedule, markScheduleRun, saveSchedule } from '../db/backups';
+import { fullBackupEveryDays, physicalFormatPrefix } from '../../contracts/backupValues';
+import { backupsOfInstance, enabledSchedules, findSchedule, markScheduleRun, saveSchedule } from '../db/backups';
 import { validationProblem } from '../http/problems';
 import { message, type BackupContext } from './backupContext';
 import { describePolicy } from './backupRetention';
 import { dueSlot, nextRuns, scheduleProblems } from './cronSchedule';
 import { takeBackup } from './takeBackup';
 
-const defaultSchedule = { enabled: false, cron: '0 3 * * *', timeZone: 'UTC', keepLast: null, keepDays: null, includeManual: false } as const;
+const defaultSchedule = { enabled: false, cron: '0 3 * * *', timeZone: 'UTC', keepLast: null, keepDays: null, includeManual: false, method: 'dump' } as const;
 const scheduleTickMs = 30_000;
 
 /** Backup schedules: each instance's cron and retention policy, and the timer that takes due backups. */
@@ -41,6 +42,7 @@ export class BackupScheduler {
           keepLast: row.keep_last,
           keepDays: row.keep_days,
           includeManual: row.include_manual === 1,
+          method: row.method,
         }
       : defaultSchedule;
     return {
@@ -68,6 +70,7 @@ export class BackupScheduler {
       keep_last: input.keepLast,
       keep_days: input.keepDays,
       include_manual: input.includeManual ? 1 : 0,
+      method: input.method ?? before?.method ?? 'dump',
       // No run yet for a new or changed schedule (the screen shows none); slots count from when it took effect.
       last_run_at: unchanged ? before.last_run_at : null,
       updated_at: unchanged ? before.updated_at : now,
@@ -79,6 +82,14 @@ export class BackupScheduler {
       message: `Backup schedule ${input.enabled ? `"${cron}" (${input.timeZone})` : 'disabled'}; retention ${describePolicy(input)}${author ? `, by ${author}` : ''}.`,
     });
     return this.schedule(instanceId);
+  }
+
+  /** A full backup when the newest succeeded one is a week old or more (or there is none), else a differential one. */
+  private async physicalKind(instanceId: string): Promise<'full' | 'diff'> {
+    const fulls = (await backupsOfInstance(this.ctx.db, instanceId, 'database')).filter((b) => b.status === 'succeeded' && b.format === `${physicalFormatPrefix}full`);
+    const newest = fulls.map((b) => b.finished_at ?? b.started_at).sort().at(-1);
+    const due = new Date(this.ctx.now().getTime() - fullBackupEveryDays * 86_400_000).toISOString();
+    return newest === undefined || newest <= due ? 'full' : 'diff';
   }
 
   /** Runs each due schedule once (a server that was down over several slots runs once at start). */
@@ -96,7 +107,7 @@ export class BackupScheduler {
         if (!slot) continue;
         await markScheduleRun(this.ctx.db, schedule.instance_id, slot.toISOString());
         try {
-          await takeBackup(this.ctx, schedule.instance_id, 'database', 'schedule', null);
+          await takeBackup(this.ctx, schedule.instance_id, 'database', 'schedule', null, schedule.method === 'physical' ? await this.physicalKind(schedule.instance_id) : 'dump');
         } catch (error) {
           await this.ctx.deps.logs.write({
             level: 'warning',

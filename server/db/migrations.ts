@@ -417,6 +417,8 @@ const migrations: Record<string, Migration> = {
         .addColumn('created_at', 'text', (c) => c.notNull())
         .execute();
       await db.schema.createIndex('point_restores_source').on('point_restores').columns(['source_id', 'created_at']).execute();
+      // Existing schedules keep taking dumps.
+      await db.schema.alterTable('backup_schedules').addColumn('method', 'text', (c) => c.notNull().defaultTo('dump')).execute();
     },
   },
 };

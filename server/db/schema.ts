@@ -220,6 +220,8 @@ export interface BackupSchedulesTable {
   keep_days: number | null;
   /** 1: retention trims manual (and other unscheduled) backups too; 0: scheduled ones only. */
   include_manual: Generated<number>;
+  /** 'dump' or 'physical' (0015_point_in_time_recovery). */
+  method: Generated<'dump' | 'physical'>;
   last_run_at: string | null;
   updated_at: string;
 }

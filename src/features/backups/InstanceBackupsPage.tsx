@@ -146,7 +146,7 @@ export function InstanceBackupsPage({ kind, children }: { kind: BackupKind; chil
           />
         </Stack>
 
-        {kind === 'database' && !deleted && <ScheduleSection instanceId={id} />}
+        {kind === 'database' && !deleted && <ScheduleSection instanceId={id} physical={instance.data?.type === 'pg'} />}
       </Stack>
 
       <FormDialog title="Restore to a new instance" open={restoring !== null} onOpenChange={(open) => !open && setRestoring(null)}>

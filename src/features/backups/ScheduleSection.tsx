@@ -1,7 +1,7 @@
 import { Button, Field, HStack, Input, List, Stack, Switch, Text } from '@chakra-ui/react';
 import { useId, useState, type FormEvent } from 'react';
 import type { BackupSchedule, UpdateScheduleRequest } from '../../../contracts/backups';
-import { retentionLimits } from '../../../contracts/backupValues';
+import { retentionLimits, type ScheduleMethod } from '../../../contracts/backupValues';
 import { DateTime, formatDateTime } from '../../components/DateTime';
 import { fieldErrors, otherErrors, type FieldErrors } from '../../components/fieldErrors';
 import { ErrorState, LoadingState } from '../../components/ListStates';
@@ -21,6 +21,7 @@ interface Draft {
   keepLast: string;
   keepDays: string;
   includeManual: boolean;
+  method: ScheduleMethod;
 }
 
 const draftOf = (schedule: BackupSchedule): Draft => ({
@@ -30,7 +31,13 @@ const draftOf = (schedule: BackupSchedule): Draft => ({
   keepLast: schedule.keepLast?.toString() ?? '',
   keepDays: schedule.keepDays?.toString() ?? '',
   includeManual: schedule.includeManual,
+  method: schedule.method,
 });
+
+const methodOptions = [
+  { value: 'dump', label: 'A dump (pg_dump of every database)' },
+  { value: 'physical', label: 'A physical backup for point-in-time recovery (full weekly, differential between)' },
+];
 
 /** A retention limit as typed: empty is no limit, else a whole number within the contract's bounds. */
 function limitOf(text: string, max: number): { value: number | null; problem: string | null } {
@@ -115,7 +122,7 @@ function NextRuns({ schedule }: { schedule: BackupSchedule }) {
  * The schedule and retention as a form. What was typed stays until saved; the server's
  * complaints show beside the fields they are about, for as long as those still hold what was sent.
  */
-function ScheduleForm({ instanceId, schedule }: { instanceId: string; schedule: BackupSchedule }) {
+function ScheduleForm({ instanceId, schedule, physical }: { instanceId: string; schedule: BackupSchedule; physical: boolean }) {
   const [draft, setDraft] = useState(() => draftOf(schedule));
   const [save, saving] = useSaveBackupScheduleMutation();
   const [previewShown, setPreviewShown] = useState(false);
@@ -130,6 +137,7 @@ function ScheduleForm({ instanceId, schedule }: { instanceId: string; schedule: 
     keepLast: keepLast.value,
     keepDays: keepDays.value,
     includeManual: draft.includeManual,
+    method: draft.method,
   };
   const local: FieldErrors = {
     ...(request.cron === '' && { cron: ['Give a cron expression, e.g. 0 3 * * *.'] }),
@@ -172,6 +180,9 @@ function ScheduleForm({ instanceId, schedule }: { instanceId: string; schedule: 
           />
           <TimeZoneField value={draft.timeZone} onChange={(timeZone) => change({ timeZone })} errors={errorsOf('timeZone')} />
         </HStack>
+        {(physical || draft.method === 'physical') && (
+          <SelectField label="Each run takes" value={draft.method} options={methodOptions} onChange={(method) => change({ method: method as ScheduleMethod })} />
+        )}
         <HStack gap="4" align="start" wrap="wrap">
           <TextField
             label="Keep the last N backups"
@@ -216,8 +227,11 @@ function ScheduleForm({ instanceId, schedule }: { instanceId: string; schedule: 
   );
 }
 
-/** When database backups are taken on their own, and how many of them are kept. */
-export function ScheduleSection({ instanceId }: { instanceId: string }) {
+/**
+ * When database backups are taken on their own, and how many of them are kept. `physical`: the
+ * instance may take physical backups (a pg instance), so a run may take one instead of a dump.
+ */
+export function ScheduleSection({ instanceId, physical = false }: { instanceId: string; physical?: boolean }) {
   const schedule = useBackupScheduleQuery(instanceId);
   return (
     <Section
@@ -227,7 +241,7 @@ export function ScheduleSection({ instanceId }: { instanceId: string }) {
       {schedule.isLoading ? (
         <LoadingState label="Loading the schedule…" />
       ) : schedule.data ? (
-        <ScheduleForm instanceId={instanceId} schedule={schedule.data} />
+        <ScheduleForm instanceId={instanceId} schedule={schedule.data} physical={physical} />
       ) : (
         <ErrorState title="Could not load the schedule." onRetry={schedule.refetch} />
       )}

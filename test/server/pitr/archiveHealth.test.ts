@@ -171,3 +171,18 @@ it('moves the window when a backup set expires, drops it from the list, and stil
   expect(inside.statusCode).toBe(200);
   expect(inside.json().backup.id).toBe(newer.id);
 });
+
+it('takes a differential backup on a physical schedule when a full one is less than a week old', async () => {
+  const saved = await world.call('PUT', `/instances/${source.id}/backups/schedule`, { enabled: true, cron: '* * * * *', timeZone: 'UTC', keepLast: null, keepDays: null, method: 'physical' });
+  expect(saved.statusCode).toBe(200);
+  expect(saved.json()).toMatchObject({ method: 'physical' });
+  // The schedule took effect two minutes ago: a slot is due.
+  await world.db.updateTable('backup_schedules').set({ updated_at: new Date(Date.now() - 120_000).toISOString() }).where('instance_id', '=', source.id).execute();
+  await world.backups().tick();
+  await world.backups().idle();
+  const listed = (await world.call('GET', `/instances/${source.id}/backups/database`)).json().items as { format: string; trigger: string; status: string }[];
+  expect(listed[0]).toMatchObject({ format: 'pgBackRest diff', trigger: 'schedule', status: 'succeeded' });
+  const window = (await world.call('GET', `/instances/${source.id}/recovery-window`)).json() as RecoveryWindow;
+  expect(window.backups.at(-1)).toMatchObject({ kind: 'diff' });
+  expect(window.backups.at(-1)!.dependsOn.length).toBeGreaterThanOrEqual(1);
+});

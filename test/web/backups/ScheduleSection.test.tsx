@@ -48,6 +48,24 @@ describe('Schedule and retention', () => {
     expect(form.getByText(formatDateTime(schedule.lastRunAt!))).toBeInTheDocument();
   });
 
+  it('takes physical backups on the schedule of a pg instance when asked, and dumps otherwise', async () => {
+    const { user, backups } = openSchedule();
+    const form = await section();
+    const method = form.getByRole('combobox', { name: 'Each run takes' });
+    expect(method).toHaveTextContent('A dump (pg_dump of every database)');
+    await pickOption(user, method, /A physical backup for point-in-time recovery/);
+    await user.click(form.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(backups.bodies).toEqual([expect.objectContaining({ method: 'physical' })]));
+  });
+
+  it('offers no physical backups on an etcd instance', async () => {
+    const backups = backupServer({});
+    server.use(meHandler(admin), ...instanceServer(anInstance({ id: 'i-1', name: 'keys', type: 'etcd' })).handlers, ...backups.handlers);
+    renderApp('/instances/i-1/backups/database');
+    const form = await section();
+    expect(form.queryByRole('combobox', { name: 'Each run takes' })).not.toBeInTheDocument();
+  });
+
   it('shows the server’s complaints beside the fields, until the field is changed', async () => {
     const { user, backups } = openSchedule({
       saveSchedule: () => validationProblem({ cron: ['Expected 5 fields, got 4.'], timeZone: ['Unknown time zone Mars/Olympus.'] }),
@@ -61,7 +79,7 @@ describe('Schedule and retention', () => {
     expect(await form.findByText('Expected 5 fields, got 4.')).toBeInTheDocument();
     expect(form.getByText('Unknown time zone Mars/Olympus.')).toBeInTheDocument();
     expect(cron).toHaveAttribute('aria-invalid', 'true');
-    expect(backups.bodies).toEqual([{ enabled: true, cron: '0 3 * *', timeZone: 'Europe/Berlin', keepLast: 7, keepDays: null, includeManual: false }]);
+    expect(backups.bodies).toEqual([{ enabled: true, cron: '0 3 * *', timeZone: 'Europe/Berlin', keepLast: 7, keepDays: null, includeManual: false, method: 'dump' }]);
 
     await user.type(cron, ' *');
     expect(form.queryByText('Expected 5 fields, got 4.')).not.toBeInTheDocument();
@@ -90,7 +108,7 @@ describe('Schedule and retention', () => {
     await user.click(form.getByRole('button', { name: 'Save' }));
 
     expect(await screen.findByText('Schedule saved')).toBeInTheDocument();
-    expect(backups.bodies).toEqual([{ enabled: false, cron: '0 3 * * *', timeZone: 'UTC', keepLast: null, keepDays: 14, includeManual: false }]);
+    expect(backups.bodies).toEqual([{ enabled: false, cron: '0 3 * * *', timeZone: 'UTC', keepLast: null, keepDays: 14, includeManual: false, method: 'dump' }]);
     expect(await form.findByText('No backups are scheduled: the schedule is off.')).toBeInTheDocument();
     expect(form.queryByRole('list', { name: 'Next runs, in your time' })).not.toBeInTheDocument();
   });

@@ -70,6 +70,7 @@ export const aSchedule = (overrides: Partial<BackupSchedule> = {}): BackupSchedu
   keepLast: 7,
   keepDays: null,
   includeManual: false,
+  method: 'dump',
   lastRunAt: '2025-02-03T02:00:00.000Z',
   nextRuns: [
     '2025-02-04T02:00:00.000Z',
