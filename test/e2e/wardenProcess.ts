@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { stopInstances } from './stopInstances';
 
 const root = path.resolve(__dirname, '../..');
 
@@ -73,16 +74,21 @@ export async function startWarden(env: Record<string, string>, port: number): Pr
  */
 export class CrashableWarden {
   private constructor(
-    private readonly dataDir: string,
+    /** Its own store and instances' folders. */
+    readonly dataDir: string,
     private readonly port: number,
+    private readonly env: Record<string, string>,
     private process: WardenProcess,
   ) {}
 
-  static async start(name: string, admin: { email: string; password: string }): Promise<CrashableWarden> {
+  /** `env` adds settings, e.g. a port range of its own for instances beside the shared server's. */
+  static async start(name: string, admin: { email: string; password: string }, env: Record<string, string> = {}): Promise<CrashableWarden> {
     const dataDir = mkdtempSync(path.join(tmpdir(), `warden-e2e-${name}-`));
+    // Instances' own users must pass through it to reach their folders.
+    chmodSync(dataDir, 0o711);
     const port = await freePort();
-    const env = { WARDEN_DATA_DIR: dataDir, WARDEN_ADMIN_EMAIL: admin.email, WARDEN_ADMIN_PASSWORD: admin.password };
-    return new CrashableWarden(dataDir, port, await startWarden(env, port));
+    const settings = { ...env, WARDEN_DATA_DIR: dataDir, WARDEN_ADMIN_EMAIL: admin.email, WARDEN_ADMIN_PASSWORD: admin.password };
+    return new CrashableWarden(dataDir, port, env, await startWarden(settings, port));
   }
 
   get url() {
@@ -98,13 +104,15 @@ export class CrashableWarden {
     await exited;
   }
 
-  /** Starts again over the same data dir and port. */
-  async startAgain() {
-    this.process = await startWarden({ WARDEN_DATA_DIR: this.dataDir }, this.port);
+  /** Starts again over the same data dir, port and settings; `env` changes some (another web console, say). */
+  async startAgain(env: Record<string, string> = {}) {
+    this.process = await startWarden({ ...this.env, ...env, WARDEN_DATA_DIR: this.dataDir }, this.port);
   }
 
+  /** Stops it and the instances it made, and removes its data dir. */
   async stop() {
     await this.process.stop();
+    await stopInstances(this.dataDir);
     rmSync(this.dataDir, { recursive: true, force: true });
   }
 }
