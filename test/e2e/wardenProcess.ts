@@ -25,6 +25,9 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Ended by itself or by a signal (a killed child has no exit code, and will never emit 'exit' again). */
+const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
+
 /** Starts the real server (`server/main.ts`) as a child process and waits until it listens. */
 export async function startWarden(env: Record<string, string>, port: number): Promise<WardenProcess> {
   const url = `http://127.0.0.1:${port}`;
@@ -57,7 +60,7 @@ export async function startWarden(env: Record<string, string>, port: number): Pr
     child,
     stop: () =>
       new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (hasExited(child)) return resolve();
         const force = setTimeout(() => child.kill('SIGKILL'), 15_000);
         child.once('exit', () => {
           clearTimeout(force);
@@ -98,7 +101,7 @@ export class CrashableWarden {
   /** SIGKILL, waited for. */
   async kill() {
     const { child } = this.process;
-    if (child.exitCode !== null) return;
+    if (hasExited(child)) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
     await exited;
