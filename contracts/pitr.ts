@@ -57,6 +57,22 @@ export const RestorePoint = Type.Object({
 });
 export type RestorePoint = Static<typeof RestorePoint>;
 
+/**
+ * A restore drill: the instance restored to a random moment of its window into a throwaway copy,
+ * started and asked a query; or (`kind: verify`) pgBackRest's check of every file of the repository.
+ */
+export const RecoveryCheck = Type.Object({
+  kind: Type.Enum(['drill', 'verify']),
+  at: Type.String(),
+  ok: Type.Boolean(),
+  /** Drill: the moment restored to, the backup it started from, and how long the restore took. */
+  targetTime: nullable(Type.String()),
+  backupId: nullable(Type.String()),
+  recoverySeconds: nullable(Type.Number()),
+  detail: Type.String(),
+});
+export type RecoveryCheck = Static<typeof RecoveryCheck>;
+
 /** GET /instances/{id}/recovery-window */
 export const RecoveryWindow = Type.Object({
   /** Whether WAL is archived for this instance. */
@@ -78,6 +94,10 @@ export const RecoveryWindow = Type.Object({
   gaps: Type.Array(RecoveryGap),
   backups: Type.Array(PhysicalBackup),
   restorePoints: Type.Array(RestorePoint),
+  /** The last restore drill and the last verification of the repository, and whether one runs now. */
+  lastDrill: nullable(RecoveryCheck),
+  lastVerify: nullable(RecoveryCheck),
+  checking: Type.Boolean(),
 });
 export type RecoveryWindow = Static<typeof RecoveryWindow>;
 

@@ -417,6 +417,21 @@ const migrations: Record<string, Migration> = {
         .addColumn('created_at', 'text', (c) => c.notNull())
         .execute();
       await db.schema.createIndex('point_restores_source').on('point_restores').columns(['source_id', 'created_at']).execute();
+      // Restore drills and verifications of each instance's WAL repository.
+      await db.schema
+        .createTable('recovery_checks')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('instance_id', 'text', (c) => c.notNull().references('instances.id').onDelete('cascade'))
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('at', 'text', (c) => c.notNull())
+        .addColumn('ok', 'integer', (c) => c.notNull())
+        .addColumn('target_time', 'text')
+        .addColumn('backup_id', 'text')
+        .addColumn('recovery_ms', 'integer')
+        .addColumn('wal_bytes', 'bigint')
+        .addColumn('detail', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('recovery_checks_instance').on('recovery_checks').columns(['instance_id', 'kind', 'at']).execute();
       // Existing schedules keep taking dumps.
       await db.schema.alterTable('backup_schedules').addColumn('method', 'text', (c) => c.notNull().defaultTo('dump')).execute();
     },

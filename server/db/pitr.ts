@@ -1,5 +1,5 @@
-import type { RecoveryTarget, RestorePoint, RestoredFrom } from '../../contracts/pitr';
-import type { Db, PointRestoresTable, RestorePointsTable } from './schema';
+import type { RecoveryCheck, RecoveryTarget, RestorePoint, RestoredFrom } from '../../contracts/pitr';
+import type { Db, PointRestoresTable, RecoveryChecksTable, RestorePointsTable } from './schema';
 
 // Named restore points and what restores to a point made (0015_point_in_time_recovery).
 
@@ -50,4 +50,37 @@ export async function lastPointRestoreFrom(db: Db, sourceId: string): Promise<{ 
     .limit(1)
     .executeTakeFirst();
   return row ? { recoveryMs: row.recovery_ms, walBytes: Number(row.wal_bytes) } : null;
+}
+
+export async function insertRecoveryCheck(db: Db, row: RecoveryChecksTable): Promise<void> {
+  await db.insertInto('recovery_checks').values(row).execute();
+}
+
+/** The newest drill or verification of an instance. */
+export async function lastRecoveryCheck(db: Db, instanceId: string, kind: RecoveryCheck['kind']): Promise<RecoveryCheck | null> {
+  const row = await db.selectFrom('recovery_checks').selectAll().where('instance_id', '=', instanceId).where('kind', '=', kind).orderBy('at', 'desc').limit(1).executeTakeFirst();
+  if (!row) return null;
+  return {
+    kind: row.kind,
+    at: row.at,
+    ok: row.ok === 1,
+    targetTime: row.target_time,
+    backupId: row.backup_id,
+    recoverySeconds: row.recovery_ms === null ? null : row.recovery_ms / 1000,
+    detail: row.detail,
+  };
+}
+
+/** The pace of the newest successful drill: how long it took to replay how much WAL. */
+export async function lastDrillPace(db: Db, instanceId: string): Promise<{ recoveryMs: number; walBytes: number } | null> {
+  const row = await db
+    .selectFrom('recovery_checks')
+    .select(['recovery_ms', 'wal_bytes'])
+    .where('instance_id', '=', instanceId)
+    .where('kind', '=', 'drill')
+    .where('ok', '=', 1)
+    .orderBy('at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row && row.recovery_ms !== null && row.wal_bytes !== null ? { recoveryMs: row.recovery_ms, walBytes: Number(row.wal_bytes) } : null;
 }

@@ -308,6 +308,20 @@ export interface PointRestoresTable {
   created_at: string;
 }
 
+/** A restore drill or a verification of an instance's WAL repository (0015_point_in_time_recovery). */
+export interface RecoveryChecksTable {
+  id: string;
+  instance_id: string;
+  kind: 'drill' | 'verify';
+  at: string;
+  ok: number;
+  target_time: string | null;
+  backup_id: string | null;
+  recovery_ms: number | null;
+  wal_bytes: number | null;
+  detail: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -331,6 +345,7 @@ export interface Database {
   script_runs: ScriptRunsTable;
   restore_points: RestorePointsTable;
   point_restores: PointRestoresTable;
+  recovery_checks: RecoveryChecksTable;
 }
 
 export type Db = Kysely<Database>;

@@ -136,6 +136,8 @@ export interface PgEngine extends Engine {
   archiverState(rt: InstanceRuntime): Promise<ArchiverState>;
   /** Writes the archive settings into the running server's configuration and reloads it. */
   applyArchiveSettings(rt: InstanceRuntime): Promise<void>;
+  /** How many databases the running server answers for (a restore drill's query). */
+  countDatabases(rt: InstanceRuntime): Promise<number>;
   /** pg_create_restore_point, then a WAL switch so the point is archived soon. */
   createRestorePoint(rt: InstanceRuntime, name: string): Promise<{ lsn: string; at: string }>;
   /** Makes `target` (not initialized) the source as it was at the plan's target; not started. */
@@ -313,6 +315,10 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
       archiveOf(rt)?.prepare(rt, paths(rt).socket);
       writeManagedConf(rt);
       postmaster.reload(rt);
+    },
+
+    async countDatabases(rt) {
+      return withClient(rt, async (c) => Number((await c.query<{ n: string }>('select count(*) as n from pg_database where not datistemplate')).rows[0].n));
     },
 
     async createRestorePoint(rt, name) {

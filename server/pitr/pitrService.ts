@@ -1,8 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Instance } from '../../contracts/instances';
 import type {
   PitrSettings,
+  RecoveryCheck,
+  RecoveryTarget,
   RecoveryWindow,
   RecoveryWindowChangedPayload,
   RestorePlan,
@@ -10,7 +13,16 @@ import type {
   RestoreToPointRequest,
 } from '../../contracts/pitr';
 import type { Clock } from '../clock';
-import { findRestorePoint, insertPointRestore, insertRestorePoint, lastPointRestoreFrom, restorePointsOf } from '../db/pitr';
+import {
+  findRestorePoint,
+  insertPointRestore,
+  insertRecoveryCheck,
+  insertRestorePoint,
+  lastDrillPace,
+  lastPointRestoreFrom,
+  lastRecoveryCheck,
+  restorePointsOf,
+} from '../db/pitr';
 import { findInstanceRow, type InstanceRow } from '../db/instances';
 import { memberIdsOfGroup } from '../db/groups';
 import type { Db } from '../db/schema';
@@ -40,6 +52,9 @@ export interface PitrServiceDeps {
   intervalMs: number;
 }
 
+/** How often each instance's window is proven: a drill a week, a verification a day, the first once its first backup is an hour old. */
+const checkEvery = { drillMs: 7 * 86_400_000, verifyMs: 86_400_000, firstAfterMs: 3_600_000 };
+
 /** Marks kept per instance: enough for a day at one a minute once the idle ones are thinned. */
 const maxMarks = 2000;
 
@@ -55,6 +70,9 @@ export class PitrService {
   private readonly seen = new Map<string, string>();
   /** Whether archiving failed at the last tick, by instance: a change is logged. */
   private readonly failing = new Map<string, boolean>();
+  /** Instances whose drill or verification runs, and those jobs. */
+  private readonly checking = new Set<string>();
+  private readonly work = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> | null = null;
 
@@ -80,6 +98,7 @@ export class PitrService {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.ticking;
+    await this.idle();
   }
 
   /** Reads every running pg instance's archiver: a mark each, and an event when its archive changed. */
@@ -106,6 +125,7 @@ export class PitrService {
       this.seen.set(row.id, summary);
       if (!first) await this.announce(row).catch(() => undefined);
     }
+    for (const row of rows) await this.startDue(row).catch(() => undefined);
   }
 
   /** The archiver of a running instance, with a mark of where it writes now. */
@@ -170,7 +190,12 @@ export class PitrService {
       return recoveryWindow({ ...base, enabled: true, info: null, archived: [], archiver: null, marks: [], reason: null });
     }
     const archiver = await this.sample(row).catch(() => null);
-    const [info, archived] = await Promise.all([archive.info(rt).catch(() => null), this.archived(archive, rt)]);
+    const [info, archived, lastDrill, lastVerify] = await Promise.all([
+      archive.info(rt).catch(() => null),
+      this.archived(archive, rt),
+      lastRecoveryCheck(this.deps.db, instanceId, 'drill'),
+      lastRecoveryCheck(this.deps.db, instanceId, 'verify'),
+    ]);
     // While a backup runs, its set is not listed yet: nothing is taken for expired then.
     if (info && !this.deps.backups.busy(instanceId)) {
       await this.deps.backups.forgetExpiredPhysical(instanceId, new Set(physicalBackups(info).map((b) => b.id))).catch(() => undefined);
@@ -184,6 +209,9 @@ export class PitrService {
       archiver,
       marks: this.marksOf(rt),
       restorePoints: await restorePointsOf(this.deps.db, instanceId),
+      lastDrill,
+      lastVerify,
+      checking: this.checking.has(instanceId),
     });
   }
 
@@ -208,7 +236,7 @@ export class PitrService {
       target,
       backupId: request.backupId,
       point,
-      pace: await lastPointRestoreFrom(this.deps.db, instanceId),
+      pace: (await lastDrillPace(this.deps.db, instanceId)) ?? (await lastPointRestoreFrom(this.deps.db, instanceId)),
     });
   }
 
@@ -236,6 +264,123 @@ export class PitrService {
       },
     );
     return { instance, plan };
+  }
+
+  // ---- Restore drills and verifications ----
+
+  /** Resolves when no drill or verification runs: tests wait on it. */
+  async idle(): Promise<void> {
+    while (this.work.size > 0) await Promise.allSettled([...this.work]);
+  }
+
+  /** Starts a restore drill or a verification of the repository (202); its result arrives with the window. */
+  async check(instanceId: string, kind: 'drill' | 'verify'): Promise<RecoveryWindow> {
+    const row = await this.pgRow(instanceId);
+    if (row.type !== 'pg' || !this.archive) throw new HttpProblem(409, 'Restore drills need WAL archiving, which this instance does not have.');
+    if (this.checking.has(instanceId)) throw new HttpProblem(409, `A drill or verification of ${row.name} runs now: wait for it to finish.`);
+    const window = await this.window(instanceId);
+    if (window.backups.length === 0) throw new HttpProblem(409, `${row.name} has no physical backup yet: there is nothing to ${kind === 'drill' ? 'restore' : 'verify'}.`);
+    this.begin(row, kind, window);
+    return { ...window, checking: true };
+  }
+
+  private begin(row: InstanceRow, kind: 'drill' | 'verify', window: RecoveryWindow) {
+    this.checking.add(row.id);
+    const job = (kind === 'drill' ? this.drill(row, window) : this.verifyRepository(row))
+      .catch(() => undefined)
+      .finally(() => {
+        this.checking.delete(row.id);
+        this.work.delete(job);
+        void this.announce(row).catch(() => undefined);
+      });
+    this.work.add(job);
+  }
+
+  /**
+   * Restores the instance to a random moment of its window into a throwaway copy, starts it, asks it
+   * a query and records how long the restore took: the proof that the window is restorable, and the
+   * pace a restore's plan is estimated from.
+   */
+  private async drill(row: InstanceRow, window: RecoveryWindow) {
+    const at = this.deps.clock().toISOString();
+    let target: RecoveryTarget = 'latest';
+    const from = Date.parse(window.earliest!);
+    const to = Date.parse(window.latest!);
+    for (let attempt = 0; attempt < 5 && to > from; attempt++) {
+      const moment = new Date(from + Math.random() * (to - from)).toISOString();
+      if (!window.gaps.some((g) => moment >= g.from && moment <= g.to)) {
+        target = { time: moment };
+        break;
+      }
+    }
+    let plan: RestorePlan | null = null;
+    let recoveryMs: number | null = null;
+    let ok = false;
+    let detail: string;
+    const copy = await this.deps.instances.scratch('pg', `drill-${row.id}`, row.id);
+    try {
+      plan = await this.plan(row.id, { name: 'drill', target });
+      const began = Date.now();
+      const outcome = await this.engine.restoreToPoint(this.deps.instances.runtime(row), copy.rt, { backupId: plan.backup.id, target });
+      recoveryMs = Date.now() - began;
+      await this.engine.start(copy.rt);
+      const databases = await this.engine.countDatabases(copy.rt);
+      const reached = plan.targetTime === null || outcome.lastReplayedAt === null || outcome.lastReplayedAt <= plan.targetTime;
+      ok = reached && databases > 0;
+      detail = `Restored to ${plan.targetTime ?? 'the latest moment'} from backup ${plan.backup.id} in ${(recoveryMs / 1000).toFixed(1)} s; last transaction replayed ${outcome.lastReplayedAt ?? 'none'}; ${databases} database(s) answer queries.`;
+      if (!reached) detail = `The restore went past its target: ${detail}`;
+    } catch (error) {
+      detail = `The drill failed: ${(error as Error).message}`;
+    } finally {
+      await copy.dispose().catch(() => undefined);
+    }
+    await insertRecoveryCheck(this.deps.db, {
+      id: randomUUID(),
+      instance_id: row.id,
+      kind: 'drill',
+      at,
+      ok: ok ? 1 : 0,
+      target_time: plan?.targetTime ?? null,
+      backup_id: plan?.backup.id ?? null,
+      recovery_ms: recoveryMs,
+      wal_bytes: plan?.walBytes ?? null,
+      detail,
+    });
+    await this.deps.logs.write({ level: ok ? 'information' : 'error', instanceId: row.id, handler: 'pitr', message: `Restore drill: ${detail}` });
+  }
+
+  /** pgBackRest's verify: every backup and WAL file of the repository against its checksum. */
+  private async verifyRepository(row: InstanceRow) {
+    const at = this.deps.clock().toISOString();
+    let ok = true;
+    let detail = 'Every backup and WAL file of the repository matches its checksum.';
+    try {
+      await this.archive!.verify(this.deps.instances.runtime(row));
+    } catch (error) {
+      ok = false;
+      detail = `The repository failed verification: ${(error as Error).message}`;
+    }
+    await insertRecoveryCheck(this.deps.db, { id: randomUUID(), instance_id: row.id, kind: 'verify', at, ok: ok ? 1 : 0, target_time: null, backup_id: null, recovery_ms: null, wal_bytes: null, detail });
+    await this.deps.logs.write({ level: ok ? 'information' : 'error', instanceId: row.id, handler: 'pitr', message: detail });
+  }
+
+  /**
+   * Starts the drill or verification that is due, one at a time server-wide: a drill a week, a
+   * verification a day, the first ones once the first backup is an hour old.
+   */
+  private async startDue(row: InstanceRow) {
+    if (this.work.size > 0) return;
+    const lastDrill = await lastRecoveryCheck(this.deps.db, row.id, 'drill');
+    const lastVerify = await lastRecoveryCheck(this.deps.db, row.id, 'verify');
+    const now = this.deps.clock().getTime();
+    const older = (check: RecoveryCheck | null, ms: number) => check === null || now - Date.parse(check.at) > ms;
+    const drillDue = older(lastDrill, checkEvery.drillMs);
+    const verifyDue = older(lastVerify, checkEvery.verifyMs);
+    if (!drillDue && !verifyDue) return;
+    const window = await this.window(row.id);
+    const first = window.backups[0];
+    if (!first || now - Date.parse(first.finishedAt) < checkEvery.firstAfterMs) return;
+    this.begin(row, drillDue ? 'drill' : 'verify', window);
   }
 
   // ---- Restore points and settings ----

@@ -1,4 +1,4 @@
-import type { PhysicalBackup, RecoveryGap, RecoveryTarget, RecoveryWindow, RestorePlan, RestorePoint } from '../../contracts/pitr';
+import type { PhysicalBackup, RecoveryCheck, RecoveryGap, RecoveryTarget, RecoveryWindow, RestorePlan, RestorePoint } from '../../contracts/pitr';
 import type { ArchivedFile, ArchiveSettings, StanzaInfo } from '../engines/pgArchive';
 import { walSegmentBytes } from '../engines/pgArchive';
 import type { ArchiverState } from '../engines/pg';
@@ -41,6 +41,9 @@ export interface WindowFacts {
   archiver: ArchiverState | null;
   marks: WalMark[];
   restorePoints: RestorePoint[];
+  lastDrill?: RecoveryCheck | null;
+  lastVerify?: RecoveryCheck | null;
+  checking?: boolean;
 }
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
@@ -154,6 +157,9 @@ export function recoveryWindow(facts: WindowFacts): RecoveryWindow {
     gaps,
     backups,
     restorePoints: facts.restorePoints.filter((p) => oldest !== undefined && p.at >= oldest.finishedAt),
+    lastDrill: facts.lastDrill ?? null,
+    lastVerify: facts.lastVerify ?? null,
+    checking: facts.checking ?? false,
   };
 }
 

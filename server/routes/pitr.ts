@@ -14,6 +14,7 @@ import type { PitrService } from '../pitr/pitrService';
 
 const tags = ['point-in-time recovery'];
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
+const EmptyBody = Type.Optional(Type.Object({}, { additionalProperties: false }));
 
 interface Deps {
   ctx: AppContext;
@@ -95,6 +96,24 @@ export const pitrRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { ctx, au
       return reply.code(201).send(point);
     },
   );
+
+  for (const [kind, summary] of [
+    ['drill', 'Restore the instance to a random moment of its window into a throwaway copy, start it and ask it a query: 202, the result arrives as RecoveryWindowChanged'],
+    ['verify', "Check every backup and WAL file of the instance's repository against its checksum (pgBackRest verify): 202, the result arrives as RecoveryWindowChanged"],
+  ] as const) {
+    app.post(
+      `/:id/pitr/${kind}`,
+      {
+        config: { access: 'user' },
+        schema: { tags, summary, params: IdParams, body: EmptyBody, response: { 202: RecoveryWindow, 404: Problem, 409: Problem } },
+      },
+      async (request, reply) => {
+        const instance = await visible(request, request.params.id);
+        const window = await audited(ctx, request, { action: `instances.pitr.${kind}`, target: instance.id }, () => service.check(instance.id, kind));
+        return reply.code(202).send(window);
+      },
+    );
+  }
 
   app.get(
     '/:id/pitr/settings',

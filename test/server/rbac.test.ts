@@ -113,6 +113,8 @@ const expectations: Record<string, Rule> = {
   'POST /instances/{id}/restore-point': groupScoped(409),
   'POST /instances/{id}/restore-points': groupScoped(409),
   'GET /instances/{id}/pitr/settings': groupScoped(409),
+  'POST /instances/{id}/pitr/drill': groupScoped(409),
+  'POST /instances/{id}/pitr/verify': groupScoped(409),
   'PUT /instances/{id}/pitr/settings': groupScoped(409),
   'GET /instances/{id}/is-latest': groupScoped(200),
   'GET /instances/{id}/connection': groupScoped(200),

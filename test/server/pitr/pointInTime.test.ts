@@ -110,6 +110,31 @@ describe('the recoverable window', () => {
   });
 });
 
+describe('proving the window', () => {
+  it('drills a restore to a random moment of the window into a throwaway copy, and verifies the repository', async () => {
+    const drill = await world.call('POST', `/instances/${source.id}/pitr/drill`, {});
+    expect(drill.statusCode).toBe(202);
+    expect(drill.json()).toMatchObject({ checking: true });
+    expect((await world.call('POST', `/instances/${source.id}/pitr/verify`, {})).statusCode).toBe(409);
+    await world.app().pointInTime.idle();
+    const verify = await world.call('POST', `/instances/${source.id}/pitr/verify`, {});
+    expect(verify.statusCode).toBe(202);
+    await world.app().pointInTime.idle();
+
+    const w = await window();
+    expect(w.checking).toBe(false);
+    expect(w.lastDrill).toMatchObject({ kind: 'drill', ok: true, backupId: w.backups[0].id, detail: expect.stringMatching(/database\(s\) answer queries\.$/) });
+    expect(w.lastDrill!.recoverySeconds).toBeGreaterThan(0);
+    expect(w.lastDrill!.targetTime! >= w.earliest!).toBe(true);
+    expect(w.lastVerify).toMatchObject({ kind: 'verify', ok: true, detail: 'Every backup and WAL file of the repository matches its checksum.' });
+    // The throwaway copy is gone, with its folder and its user's files.
+    expect(fs.readdirSync(path.join(world.dataDir, 'instances')).filter((name) => /^\.(scratch|pitr)-/.test(name))).toEqual([]);
+    // The next plan is estimated from the drill's pace.
+    const plan = (await world.call('POST', `/instances/${source.id}/restore-point`, { name: 'estimate', target: 'latest', dryRun: true })).json() as RestorePlan;
+    expect(plan.estimatedSeconds).not.toBeNull();
+  });
+});
+
 describe('restores to a point', () => {
   it('restores to one second before a table was dropped: every row committed before, nothing after', async () => {
     for (let i = 0; i < 12; i++) {

@@ -98,6 +98,9 @@ export const archivingOff = (): RecoveryWindow => ({
   gaps: [],
   backups: [],
   restorePoints: [],
+  lastDrill: null,
+  lastVerify: null,
+  checking: false,
 });
 
 /** The figures of one kind, as the server would count them from these backups. */

@@ -50,6 +50,9 @@ export const aRecoveryWindow = (overrides: Partial<RecoveryWindow> = {}): Recove
   gaps: [],
   backups: [aPhysicalBackup()],
   restorePoints: [],
+  lastDrill: null,
+  lastVerify: null,
+  checking: false,
   ...overrides,
 });
 
