@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { passwordErrors } from './auth/passwordRules';
 import { debianEngineBinaries, type EngineBinaries } from './engines/detect';
+import type { S3Bucket } from './engines/pgArchive';
 
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
@@ -145,16 +146,7 @@ export function loadConfig(env: Env = process.env): Config {
 export interface PitrConfig {
   enabled: boolean;
   bin: string;
-  s3: {
-    endpoint: string;
-    bucket: string;
-    region: string;
-    key: string;
-    secret: string;
-    prefix: string;
-    verifyTls: boolean;
-    caFile: string | null;
-  } | null;
+  s3: S3Bucket | null;
 }
 
 /** WARDEN_PITR and WARDEN_PITR_S3_*: a bucket needs its endpoint, name, key and secret, or none of them. */

@@ -178,34 +178,18 @@ async function execute(
       ...(format ? { format } : {}),
     });
     entry.progress = { bytes: stored.sizeBytes, percent: 100, step: 'done' };
-    if (await findInstanceRow(ctx.db, instance.id)) {
-      await updateInstanceRow(ctx.db, instance.id, { last_backup_at: finishedAt });
-      await ctx.deps.instances.publishInstance('InstanceUpdated', instance.id);
-    }
-    await ctx.deps.logs.write({
-      level: 'information',
-      instanceId: instance.id,
-      handler: 'backup',
-      message: `Backup ${id} succeeded: ${formatBytes(stored.sizeBytes)} in ${((Date.now() - startedAt) / 1000).toFixed(1)} s, sha256 ${stored.sha256}.`,
-      properties: { backupId: id, sha256: stored.sha256, sizeBytes: stored.sizeBytes },
+    await succeeded(ctx, instance.id, finishedAt, `Backup ${id} succeeded: ${formatBytes(stored.sizeBytes)} in ${seconds(startedAt)} s, sha256 ${stored.sha256}.`, {
+      backupId: id,
+      sha256: stored.sha256,
+      sizeBytes: stored.sizeBytes,
     });
   } catch (error) {
-    const reason = await failureReason(ctx, instance.id, kind, rt, error);
-    await ctx.change(id, { status: 'failed', finished_at: ctx.now().toISOString(), error: reason });
-    await ctx.deps.logs.write({
-      level: 'error',
-      instanceId: instance.id,
-      handler: 'backup',
-      message: `Backup ${id} failed: ${reason}`,
-      properties: { backupId: id },
-    });
+    await failed(ctx, instance.id, id, await failureReason(ctx, instance.id, kind, rt, error));
   } finally {
     // Removed while the outcome is announced: the staging copy is no part of it.
     stagingRemoved = fs.promises.rm(staging, { recursive: true, force: true });
   }
-  if (ctx.running.get(instance.id) === entry) ctx.running.delete(instance.id);
-  const backup = (await ctx.find(id))!;
-  await ctx.publish('BackupCompleted', { backup } satisfies BackupCompletedPayload, instance.id);
+  const backup = await completed(ctx, instance.id, id, entry);
   await stagingRemoved;
   if (backup.status === 'succeeded' && kind === 'database') await pruneBackups(ctx, instance.id).catch(() => undefined);
   return backup;
@@ -245,25 +229,40 @@ async function executePhysical(
     const finishedAt = ctx.now().toISOString();
     await ctx.change(id, { status: 'succeeded', finished_at: finishedAt, size_bytes: taken.sizeBytes, contents: JSON.stringify(contents) });
     entry.progress = { bytes: taken.sizeBytes, percent: 100, step: 'done' };
-    if (await findInstanceRow(ctx.db, instance.id)) {
-      await updateInstanceRow(ctx.db, instance.id, { last_backup_at: finishedAt });
-      await ctx.deps.instances.publishInstance('InstanceUpdated', instance.id);
-    }
-    await ctx.deps.logs.write({
-      level: 'information',
-      instanceId: instance.id,
-      handler: 'backup',
-      message: `Physical ${kind} backup ${taken.id} succeeded: ${formatBytes(taken.sizeBytes)} kept of ${formatBytes(taken.databaseBytes)} in ${((Date.now() - startedAt) / 1000).toFixed(1)} s, WAL ${taken.walStart}–${taken.walStop}.`,
-      properties: { backupId: id, label: taken.id },
-    });
+    await succeeded(
+      ctx,
+      instance.id,
+      finishedAt,
+      `Physical ${kind} backup ${taken.id} succeeded: ${formatBytes(taken.sizeBytes)} kept of ${formatBytes(taken.databaseBytes)} in ${seconds(startedAt)} s, WAL ${taken.walStart}–${taken.walStop}.`,
+      { backupId: id, label: taken.id },
+    );
   } catch (error) {
-    const reason = await failureReason(ctx, instance.id, 'database', rt, error);
-    await ctx.change(id, { status: 'failed', finished_at: ctx.now().toISOString(), error: reason });
-    await ctx.deps.logs.write({ level: 'error', instanceId: instance.id, handler: 'backup', message: `Backup ${id} failed: ${reason}`, properties: { backupId: id } });
+    await failed(ctx, instance.id, id, await failureReason(ctx, instance.id, 'database', rt, error));
   }
-  if (ctx.running.get(instance.id) === entry) ctx.running.delete(instance.id);
+  return completed(ctx, instance.id, id, entry);
+}
+
+const seconds = (since: number) => ((Date.now() - since) / 1000).toFixed(1);
+
+/** A backup listed as succeeded: the instance's last backup time moves on, and its log says so. */
+async function succeeded(ctx: BackupContext, instanceId: string, finishedAt: string, message: string, properties: Record<string, unknown>) {
+  if (await findInstanceRow(ctx.db, instanceId)) {
+    await updateInstanceRow(ctx.db, instanceId, { last_backup_at: finishedAt });
+    await ctx.deps.instances.publishInstance('InstanceUpdated', instanceId);
+  }
+  await ctx.deps.logs.write({ level: 'information', instanceId, handler: 'backup', message, properties });
+}
+
+async function failed(ctx: BackupContext, instanceId: string, id: string, reason: string) {
+  await ctx.change(id, { status: 'failed', finished_at: ctx.now().toISOString(), error: reason });
+  await ctx.deps.logs.write({ level: 'error', instanceId, handler: 'backup', message: `Backup ${id} failed: ${reason}`, properties: { backupId: id } });
+}
+
+/** The instance may take its next backup; pages showing it hear how this one ended. */
+async function completed(ctx: BackupContext, instanceId: string, id: string, entry: RunningBackup): Promise<Backup> {
+  if (ctx.running.get(instanceId) === entry) ctx.running.delete(instanceId);
   const backup = (await ctx.find(id))!;
-  await ctx.publish('BackupCompleted', { backup } satisfies BackupCompletedPayload, instance.id);
+  await ctx.publish('BackupCompleted', { backup } satisfies BackupCompletedPayload, instanceId);
   return backup;
 }
 

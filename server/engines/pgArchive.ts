@@ -12,21 +12,22 @@ import { EngineError, giveToEngineUser, run } from './processRunner';
 // encrypted with a key of its own, so no instance's user can read another's WAL or backups.
 // Every command runs as the instance's user, confined to its folder and its repository.
 
+/** An S3-compatible bucket the repositories go in (path-style addresses, always TLS). */
+export interface S3Bucket {
+  /** Host and port, no scheme. */
+  endpoint: string;
+  bucket: string;
+  region: string;
+  key: string;
+  secret: string;
+  /** The folder of the bucket the repositories go under (no leading or trailing slash). */
+  prefix: string;
+  verifyTls: boolean;
+  caFile: string | null;
+}
+
 /** Where the repositories are: folders under `root` on this server, or prefixes in one bucket. */
-export type PitrRepository =
-  | { kind: 'local'; root: string }
-  | {
-      kind: 's3';
-      endpoint: string;
-      bucket: string;
-      region: string;
-      key: string;
-      secret: string;
-      /** The folder of the bucket the repositories go under (no leading or trailing slash). */
-      prefix: string;
-      verifyTls: boolean;
-      caFile: string | null;
-    };
+export type PitrRepository = { kind: 'local'; root: string } | ({ kind: 's3' } & S3Bucket);
 
 export interface PitrOptions {
   /** The pgbackrest binary. */
