@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client } from 'pg';
 import type { Instance } from '../../../contracts/instances';
 import type { RecoveryWindow } from '../../../contracts/pitr';
 import { findInstanceRow } from '../../../server/db/instances';
-import { pgSocketDir, pgSuperuserPassword, type PgEngine } from '../../../server/engines/pg';
+import type { PgEngine } from '../../../server/engines/pg';
 import { instanceWorld, type InstanceWorld } from '../instances/world';
+import { superuserSql } from './superuserSql';
 
 // What an operator is told about the archive: health turns to error when WAL cannot be archived and
 // back when it can, with nothing lost; the archive timeout is theirs to set within bounds and reaches
@@ -21,17 +21,7 @@ let member: { groupId: string; cookie: string };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function sql(instance: Instance, text: string) {
-  const row = (await findInstanceRow(world.db, instance.id))!;
-  const rt = world.service().runtime(row);
-  const client = new Client({ host: pgSocketDir(rt), port: rt.port, user: 'postgres', database: 'app', password: pgSuperuserPassword(rt) });
-  await client.connect();
-  try {
-    return (await client.query(text)).rows;
-  } finally {
-    await client.end();
-  }
-}
+const sql = superuserSql(() => world);
 
 /** What the instance's log says of its archive, oldest first. */
 async function pitrLog(): Promise<string[]> {
@@ -61,8 +51,8 @@ it('turns health to error while WAL cannot be archived, and back once it can, lo
   // The repository turns read-only for its owner, as a full or failing disk would.
   execFileSync('chmod', ['-R', 'u-w', repo]);
   try {
-    await sql(source, 'create table during_the_outage as select generate_series(1, 50) as n');
-    await sql(source, 'select pg_switch_wal()');
+    await sql(source.id, 'create table during_the_outage as select generate_series(1, 50) as n');
+    await sql(source.id, 'select pg_switch_wal()');
     let check = await archiving();
     for (let waited = 0; check?.level !== 'error' && waited < 120_000; waited += 2000) {
       await sleep(2000);
@@ -86,8 +76,8 @@ it('turns health to error while WAL cannot be archived, and back once it can, lo
   expect(check?.level).toBe('good');
   await world.app().pointInTime.tick();
   expect((await pitrLog()).at(-1)).toBe('Archiving WAL works again: the recoverable window grows.');
-  const [{ now }] = await sql(source, 'select clock_timestamp() as now');
-  await sql(source, 'select pg_switch_wal()');
+  const [{ now }] = await sql(source.id, 'select clock_timestamp() as now');
+  await sql(source.id, 'select pg_switch_wal()');
   let window = (await world.call('GET', `/instances/${source.id}/recovery-window`)).json() as RecoveryWindow;
   for (let waited = 0; window.latest! < (now as Date).toISOString() && waited < 60_000; waited += 500) {
     await sleep(500);
@@ -100,7 +90,7 @@ it('turns health to error while WAL cannot be archived, and back once it can, lo
   await world.service().idle();
   const copy = await world.instance(res.json().id);
   expect(copy.status).toBe('running');
-  expect(await sql(copy, 'select count(*)::int as n from during_the_outage')).toEqual([{ n: 50 }]);
+  expect(await sql(copy.id, 'select count(*)::int as n from during_the_outage')).toEqual([{ n: 50 }]);
   await world.call('POST', `/instances/${copy.id}/stop`, {});
   await world.service().idle();
 });
@@ -117,7 +107,7 @@ it('sets the archive timeout within 10 s and 10 min, and the running server take
   let timeout = '';
   for (let waited = 0; timeout !== '15s' && waited < 5000; waited += 200) {
     await sleep(200);
-    [{ archive_timeout: timeout }] = (await sql(source, 'show archive_timeout')) as { archive_timeout: string }[];
+    [{ archive_timeout: timeout }] = (await sql(source.id, 'show archive_timeout')) as { archive_timeout: string }[];
   }
   expect(timeout).toBe('15s');
   const window = (await world.call('GET', `/instances/${source.id}/recovery-window`)).json() as RecoveryWindow;

@@ -1,12 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client } from 'pg';
 import type { Backup } from '../../../contracts/backups';
 import type { Instance } from '../../../contracts/instances';
 import type { RecoveryWindow, RestorePlan, RestorePoint } from '../../../contracts/pitr';
-import { findInstanceRow } from '../../../server/db/instances';
-import { pgSocketDir, pgSuperuserPassword } from '../../../server/engines/pg';
 import { instanceWorld, type InstanceWorld } from '../instances/world';
+import { superuserSql } from './superuserSql';
 
 // Point-in-time recovery with the real PostgreSQL and the real pgBackRest: WAL archived into the
 // instance's own encrypted repository, a full backup, then restores into new instances to a time,
@@ -20,18 +18,7 @@ let source: Instance;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The superuser's connection to an instance (what the tenant's application would write through). */
-async function sql<T extends Record<string, unknown>>(instanceId: string, text: string, database = 'postgres'): Promise<T[]> {
-  const row = (await findInstanceRow(world.db, instanceId))!;
-  const rt = world.service().runtime(row);
-  const client = new Client({ host: pgSocketDir(rt), port: rt.port, user: 'postgres', database, password: pgSuperuserPassword(rt) });
-  await client.connect();
-  try {
-    return (await client.query<T>(text)).rows;
-  } finally {
-    await client.end();
-  }
-}
+const sql = superuserSql(() => world);
 
 async function window(instanceId = source.id): Promise<RecoveryWindow> {
   const res = await world.call('GET', `/instances/${instanceId}/recovery-window`);

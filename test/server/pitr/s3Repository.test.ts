@@ -1,11 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client } from 'pg';
-import type { Instance } from '../../../contracts/instances';
 import type { RecoveryWindow } from '../../../contracts/pitr';
-import { findInstanceRow } from '../../../server/db/instances';
-import { pgSocketDir, pgSuperuserPassword } from '../../../server/engines/pg';
 import { instanceWorld, type InstanceWorld } from '../instances/world';
+import { superuserSql } from './superuserSql';
 import { startLocalS3, type LocalS3 } from './s3Server';
 
 // The WAL archive in an S3-compatible bucket (an s3rver over TLS on this machine, with a certificate
@@ -28,17 +25,7 @@ function objectsUnder(prefix: string): string[] {
   return (fs.readdirSync(root, { recursive: true }) as string[]).filter((f) => f.endsWith(objectSuffix)).map((f) => f.slice(0, -objectSuffix.length));
 }
 
-async function sql(instance: Instance, text: string) {
-  const row = (await findInstanceRow(world.db, instance.id))!;
-  const rt = world.service().runtime(row);
-  const client = new Client({ host: pgSocketDir(rt), port: rt.port, user: 'postgres', database: 'app', password: pgSuperuserPassword(rt) });
-  await client.connect();
-  try {
-    return (await client.query(text)).rows;
-  } finally {
-    await client.end();
-  }
-}
+const sql = superuserSql(() => world);
 
 beforeAll(async () => {
   s3 = await startLocalS3();
@@ -54,7 +41,7 @@ afterAll(async () => {
 
 it('archives, backs up and restores through the bucket, under the prefix and the instance\'s id, encrypted', async () => {
   const source = await world.created({ name: 'ledger', type: 'pg' });
-  await sql(source, 'create table entries as select generate_series(1, 500) as n');
+  await sql(source.id, 'create table entries as select generate_series(1, 500) as n');
   const taken = await world.call('POST', `/instances/${source.id}/backups/database/backup`, { kind: 'full' });
   expect(taken.statusCode).toBe(202);
   await world.backups().idle();
@@ -75,7 +62,7 @@ it('archives, backs up and restores through the bucket, under the prefix and the
   await world.service().idle();
   const copy = await world.instance(res.json().id);
   expect(copy.status).toBe('running');
-  expect(await sql(copy, 'select count(*)::int as n from entries')).toEqual([{ n: 500 }]);
+  expect(await sql(copy.id, 'select count(*)::int as n from entries')).toEqual([{ n: 500 }]);
 
   // Deleting an instance deletes its stanza from the bucket.
   await world.call('POST', `/instances/${copy.id}/stop`, {});
