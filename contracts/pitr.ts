@@ -57,6 +57,28 @@ export const RestorePoint = Type.Object({
 });
 export type RestorePoint = Static<typeof RestorePoint>;
 
+/** What a restore reaches for: a moment with an offset, a WAL position, a named restore point, or the latest. */
+export const RecoveryTarget = Type.Union([
+  Type.Object({ time: Type.String({ pattern: timeWithOffsetPattern, maxLength: 40 }) }, { additionalProperties: false }),
+  Type.Object({ lsn: Type.String({ pattern: lsnPattern, maxLength: 17 }) }, { additionalProperties: false }),
+  Type.Object({ name: Type.String({ pattern: restorePointNamePattern, maxLength: 63 }) }, { additionalProperties: false }),
+  Type.Literal('latest'),
+]);
+export type RecoveryTarget = Static<typeof RecoveryTarget>;
+
+/** What the new instance records of where it came from. */
+export const RestoredFrom = Type.Object({
+  sourceId: Type.String(),
+  sourceName: Type.String(),
+  target: RecoveryTarget,
+  backupId: Type.String(),
+  /** The commit time of the last transaction the recovery replayed. */
+  lastReplayedAt: nullable(Type.String()),
+  timeline: Type.Integer(),
+  recoverySeconds: Type.Number(),
+});
+export type RestoredFrom = Static<typeof RestoredFrom>;
+
 /**
  * A restore drill: the instance restored to a random moment of its window into a throwaway copy,
  * started and asked a query; or (`kind: verify`) pgBackRest's check of every file of the repository.
@@ -98,16 +120,11 @@ export const RecoveryWindow = Type.Object({
   lastDrill: nullable(RecoveryCheck),
   lastVerify: nullable(RecoveryCheck),
   checking: Type.Boolean(),
+  /** An instance made by a restore to a point: its source, target, backup set and last replayed transaction. */
+  restoredFrom: nullable(RestoredFrom),
 });
 export type RecoveryWindow = Static<typeof RecoveryWindow>;
 
-export const RecoveryTarget = Type.Union([
-  Type.Object({ time: Type.String({ pattern: timeWithOffsetPattern, maxLength: 40 }) }, { additionalProperties: false }),
-  Type.Object({ lsn: Type.String({ pattern: lsnPattern, maxLength: 17 }) }, { additionalProperties: false }),
-  Type.Object({ name: Type.String({ pattern: restorePointNamePattern, maxLength: 63 }) }, { additionalProperties: false }),
-  Type.Literal('latest'),
-]);
-export type RecoveryTarget = Static<typeof RecoveryTarget>;
 
 /** POST /instances/{id}/restore-point: a new instance holding the source as it was at `target`. */
 export const RestoreToPointRequest = Type.Object(
@@ -160,18 +177,6 @@ export const PitrSettings = Type.Object(
 );
 export type PitrSettings = Static<typeof PitrSettings>;
 
-/** What the new instance records of where it came from. */
-export const RestoredFrom = Type.Object({
-  sourceId: Type.String(),
-  sourceName: Type.String(),
-  target: RecoveryTarget,
-  backupId: Type.String(),
-  /** The commit time of the last transaction the recovery replayed. */
-  lastReplayedAt: nullable(Type.String()),
-  timeline: Type.Integer(),
-  recoverySeconds: Type.Number(),
-});
-export type RestoredFrom = Static<typeof RestoredFrom>;
 
 // ---- Hub payloads ----
 

@@ -93,24 +93,30 @@ export async function pgRestoreToPoint(postgres: string, archive: PgArchive, inp
     withoutTarget(data);
     outcome = await recover(postgres, archive, user, input, data, socket, log);
   }
-  if (outcome !== 'promoted') throw new EngineError(`The recovery did not finish: ${outcome}`);
-  const facts = await withServer(postgres, archive, user, input, data, socket, log, async (client) => {
-    const { rows } = await client.query<{ replayed: Date | null; timeline: number }>(
-      'select pg_last_xact_replay_timestamp() as replayed, (select timeline_id from pg_control_checkpoint()) as timeline',
-    );
-    return rows[0];
-  });
+  if (typeof outcome === 'string') throw new EngineError(`The recovery did not finish: ${outcome}`);
+  const facts = outcome;
   forgetRecoverySettings(data);
   return { data, lastReplayedAt: facts.replayed ? facts.replayed.toISOString() : null, timeline: facts.timeline, stoppedAtTarget };
 }
 
-type RecoveryOutcome = 'promoted' | 'ended before target' | string;
+/** What recovery reached, read while the promoted server still knows it (a later start forgets it). */
+interface Recovered {
+  replayed: Date | null;
+  timeline: number;
+}
 
-/** Starts PostgreSQL on the restored folder, waits until recovery has promoted it (or failed), and stops it. */
-async function recover(postgres: string, archive: PgArchive, user: EngineUser | null, input: PointRestoreInput, data: string, socket: string, log: string): Promise<RecoveryOutcome> {
+/**
+ * Starts PostgreSQL on the restored folder, waits until recovery has promoted it, reads where it
+ * ended and stops it; or answers why it failed ('ended before target', or PostgreSQL's words).
+ */
+async function recover(postgres: string, archive: PgArchive, user: EngineUser | null, input: PointRestoreInput, data: string, socket: string, log: string): Promise<Recovered | string> {
   try {
-    await withServer(postgres, archive, user, input, data, socket, log, async () => undefined);
-    return 'promoted';
+    return await withServer(postgres, archive, user, input, data, socket, log, async (client) => {
+      const { rows } = await client.query<Recovered>(
+        'select pg_last_xact_replay_timestamp() as replayed, (select timeline_id from pg_control_checkpoint()) as timeline',
+      );
+      return rows[0];
+    });
   } catch (error) {
     const words = (error as Error).message;
     return /recovery ended before configured recovery target was reached/.test(words) ? 'ended before target' : words;

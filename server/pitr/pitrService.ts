@@ -21,6 +21,7 @@ import {
   lastDrillPace,
   lastPointRestoreFrom,
   lastRecoveryCheck,
+  pointRestoreOf,
   restorePointsOf,
 } from '../db/pitr';
 import { findInstanceRow, type InstanceRow } from '../db/instances';
@@ -190,11 +191,12 @@ export class PitrService {
       return recoveryWindow({ ...base, enabled: true, info: null, archived: [], archiver: null, marks: [], reason: null });
     }
     const archiver = await this.sample(row).catch(() => null);
-    const [info, archived, lastDrill, lastVerify] = await Promise.all([
+    const [info, archived, lastDrill, lastVerify, restoredFrom] = await Promise.all([
       archive.info(rt).catch(() => null),
       this.archived(archive, rt),
       lastRecoveryCheck(this.deps.db, instanceId, 'drill'),
       lastRecoveryCheck(this.deps.db, instanceId, 'verify'),
+      pointRestoreOf(this.deps.db, instanceId),
     ]);
     // While a backup runs, its set is not listed yet: nothing is taken for expired then.
     if (info && !this.deps.backups.busy(instanceId)) {
@@ -212,6 +214,7 @@ export class PitrService {
       lastDrill,
       lastVerify,
       checking: this.checking.has(instanceId),
+      restoredFrom,
     });
   }
 

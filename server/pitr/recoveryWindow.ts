@@ -1,4 +1,4 @@
-import type { PhysicalBackup, RecoveryCheck, RecoveryGap, RecoveryTarget, RecoveryWindow, RestorePlan, RestorePoint } from '../../contracts/pitr';
+import type { PhysicalBackup, RecoveryCheck, RecoveryGap, RecoveryTarget, RecoveryWindow, RestoredFrom, RestorePlan, RestorePoint } from '../../contracts/pitr';
 import type { ArchivedFile, ArchiveSettings, StanzaInfo } from '../engines/pgArchive';
 import { walSegmentBytes } from '../engines/pgArchive';
 import type { ArchiverState } from '../engines/pg';
@@ -44,6 +44,7 @@ export interface WindowFacts {
   lastDrill?: RecoveryCheck | null;
   lastVerify?: RecoveryCheck | null;
   checking?: boolean;
+  restoredFrom?: RestoredFrom | null;
 }
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
@@ -160,6 +161,7 @@ export function recoveryWindow(facts: WindowFacts): RecoveryWindow {
     lastDrill: facts.lastDrill ?? null,
     lastVerify: facts.lastVerify ?? null,
     checking: facts.checking ?? false,
+    restoredFrom: facts.restoredFrom ?? null,
   };
 }
 

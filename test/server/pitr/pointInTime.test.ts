@@ -154,6 +154,29 @@ describe('restores to a point', () => {
     expect(fs.existsSync(path.join(world.dataDir, 'pitr', copy.id))).toBe(true);
     const [audit] = await world.auditOf('instances.restoreToPoint');
     expect(JSON.parse(audit.detail!)).toMatchObject({ newInstanceId: copy.id, targetTime: target.toISOString() });
+    // The new instance records where it came from, on a timeline of its own after promotion.
+    const copyWindow = await window(copy.id);
+    expect(copyWindow.restoredFrom).toMatchObject({ sourceId: source.id, sourceName: 'orders', target: { time: local }, backupId: plan.backup.id, timeline: 2 });
+    expect(copyWindow.restoredFrom!.lastReplayedAt! <= target.toISOString()).toBe(true);
+    expect(copyWindow.restoredFrom!.recoverySeconds).toBeGreaterThan(0);
+
+    // Restored again, from the copy: its own repository, the timeline it promoted to, and on.
+    await world.call('POST', `/instances/${copy.id}/backups/database/backup`, { kind: 'full' });
+    await world.backups().idle();
+    await sql(copy.id, 'insert into events default values', 'app');
+    const [{ id: added }] = await sql<{ id: number }>(copy.id, 'select max(id) as id from events', 'app');
+    const [{ now: afterInsert }] = await sql<{ now: Date }>(copy.id, 'select clock_timestamp() as now');
+    await sql(copy.id, 'select pg_switch_wal()');
+    for (let waited = 0; ((await window(copy.id)).latest ?? '') < afterInsert.toISOString() && waited < 60_000; waited += 500) await sleep(500);
+    const res = await world.call('POST', `/instances/${copy.id}/restore-point`, { name: 'orders-second-generation', target: 'latest' });
+    expect(res.statusCode).toBe(202);
+    await world.service().idle();
+    const second = await world.instance(res.json().id);
+    expect(second.status).toBe('running');
+    expect((await sql<{ id: number }>(second.id, 'select max(id) as id from events', 'app'))[0].id).toBe(added);
+    expect((await window(second.id)).restoredFrom).toMatchObject({ sourceId: copy.id, timeline: 3 });
+    // The source itself stays on its first timeline.
+    expect((await world.call('POST', `/instances/${source.id}/restore-point`, { name: 'plan-only', target: 'latest', dryRun: true })).json().timeline).toBe(1);
   });
 
   it('restores to a named restore point', async () => {

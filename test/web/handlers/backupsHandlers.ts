@@ -101,6 +101,7 @@ export const archivingOff = (): RecoveryWindow => ({
   lastDrill: null,
   lastVerify: null,
   checking: false,
+  restoredFrom: null,
 });
 
 /** The figures of one kind, as the server would count them from these backups. */

@@ -5,6 +5,7 @@ import type {
   CreateRestorePointRequest,
   PhysicalBackup,
   PitrSettings,
+  RecoveryCheck,
   RecoveryWindow,
   RestorePlan,
   RestorePoint,
@@ -34,6 +35,18 @@ export const aPhysicalBackup = (overrides: Partial<PhysicalBackup> = {}): Physic
   ...overrides,
 });
 
+/** A restore drill that went well an hour ago: 3 min 12 s to a moment of the two hours' window. */
+export const aRecoveryCheck = (overrides: Partial<RecoveryCheck> = {}): RecoveryCheck => ({
+  kind: 'drill',
+  at: ago(hour),
+  ok: true,
+  targetTime: ago(90 * 60_000),
+  backupId: '20261126-100000F',
+  recoverySeconds: 192,
+  detail: 'Restored in 192.0 s; 1 database(s) answer queries.',
+  ...overrides,
+});
+
 /** The window of a pg instance that archives: from a full backup two hours ago to 12 s ago, nothing wrong. */
 export const aRecoveryWindow = (overrides: Partial<RecoveryWindow> = {}): RecoveryWindow => ({
   enabled: true,
@@ -53,6 +66,7 @@ export const aRecoveryWindow = (overrides: Partial<RecoveryWindow> = {}): Recove
   lastDrill: null,
   lastVerify: null,
   checking: false,
+  restoredFrom: null,
   ...overrides,
 });
 
@@ -81,8 +95,9 @@ interface PitrServerOptions {
 
 /**
  * Point-in-time recovery of instance i-1 from a mutable fake: GET the window, the restore (dry run
- * or not, refused outside the window as the server words it), restore points, settings, and a
- * database backup with a body. Every changing call is written to `calls`, its body to `bodies`.
+ * or not, refused outside the window as the server words it), restore points, settings, restore
+ * drills and verifications, and a database backup with a body. Every changing call is written to
+ * `calls`, its body to `bodies`.
  */
 export function pitrServer(options: PitrServerOptions = {}) {
   const state = { window: options.window ?? aRecoveryWindow(), windowReads: 0 };
@@ -130,6 +145,15 @@ export function pitrServer(options: PitrServerOptions = {}) {
       bodies.push(body);
       state.window = { ...state.window, ...body };
       return HttpResponse.json(body);
+    }),
+    // A restore drill or a verification: 202 with the window checking, refused while one runs or without a backup.
+    http.post('/instances/:id/pitr/:kind', async ({ request, params }) => {
+      calls.push(`POST pitr ${String(params.kind)}`);
+      bodies.push(await request.json());
+      if (state.window.checking) return problem(409, 'Conflict', 'A drill or verification of orders runs now: wait for it to finish.');
+      if (state.window.backups.length === 0) return problem(409, 'Conflict', 'orders has no physical backup yet: there is nothing to restore.');
+      state.window = { ...state.window, checking: true };
+      return HttpResponse.json(state.window, { status: 202 });
     }),
     http.post('/instances/:id/backups/database/backup', async ({ request, params }) => {
       const body = (await request.json()) as { kind?: string };
