@@ -1,11 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Instance } from '../../contracts/instances';
 import type {
   PitrSettings,
-  RecoveryCheck,
-  RecoveryTarget,
   RecoveryWindow,
   RecoveryWindowChangedPayload,
   RestorePlan,
@@ -16,7 +13,6 @@ import type { Clock } from '../clock';
 import {
   findRestorePoint,
   insertPointRestore,
-  insertRecoveryCheck,
   insertRestorePoint,
   lastDrillPace,
   lastPointRestoreFrom,
@@ -36,6 +32,7 @@ import { hubGroupNames } from '../hub/methods';
 import { HttpProblem } from '../http/problems';
 import type { InstanceService } from '../instances/instanceService';
 import type { LogService } from '../logs/logService';
+import { RecoveryChecks } from './recoveryChecks';
 import { physicalBackups, planRestore, recoveryWindow, type WalMark } from './recoveryWindow';
 import type { BackupService } from '../backups/backupService';
 
@@ -53,9 +50,6 @@ export interface PitrServiceDeps {
   intervalMs: number;
 }
 
-/** How often each instance's window is proven: a drill a week, a verification a day, the first once its first backup is an hour old. */
-const checkEvery = { drillMs: 7 * 86_400_000, verifyMs: 86_400_000, firstAfterMs: 3_600_000 };
-
 /** Marks kept per instance: enough for a day at one a minute once the idle ones are thinned. */
 const maxMarks = 2000;
 
@@ -71,13 +65,22 @@ export class PitrService {
   private readonly seen = new Map<string, string>();
   /** Whether archiving failed at the last tick, by instance: a change is logged. */
   private readonly failing = new Map<string, boolean>();
-  /** Instances whose drill or verification runs, and those jobs. */
-  private readonly checking = new Set<string>();
-  private readonly work = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> | null = null;
 
-  constructor(private readonly deps: PitrServiceDeps) {}
+  private readonly checks: RecoveryChecks;
+
+  constructor(private readonly deps: PitrServiceDeps) {
+    this.checks = new RecoveryChecks({
+      db: deps.db,
+      clock: deps.clock,
+      logs: deps.logs,
+      instances: deps.instances,
+      window: (id) => this.window(id),
+      plan: (id, request) => this.plan(id, request),
+      announce: (row) => this.announce(row),
+    });
+  }
 
   private get engine(): PgEngine {
     return this.deps.instances.engine('pg') as PgEngine;
@@ -126,7 +129,7 @@ export class PitrService {
       this.seen.set(row.id, summary);
       if (!first) await this.announce(row).catch(() => undefined);
     }
-    for (const row of rows) await this.startDue(row).catch(() => undefined);
+    for (const row of rows) await this.checks.startDue(row).catch(() => undefined);
   }
 
   /** The archiver of a running instance, with a mark of where it writes now. */
@@ -213,7 +216,7 @@ export class PitrService {
       restorePoints: await restorePointsOf(this.deps.db, instanceId),
       lastDrill,
       lastVerify,
-      checking: this.checking.has(instanceId),
+      checking: this.checks.running(instanceId),
       restoredFrom,
     });
   }
@@ -269,121 +272,22 @@ export class PitrService {
     return { instance, plan };
   }
 
-  // ---- Restore drills and verifications ----
+  // ---- Restore drills and verifications (recoveryChecks.ts) ----
 
   /** Resolves when no drill or verification runs: tests wait on it. */
-  async idle(): Promise<void> {
-    while (this.work.size > 0) await Promise.allSettled([...this.work]);
+  idle(): Promise<void> {
+    return this.checks.idle();
   }
 
   /** Starts a restore drill or a verification of the repository (202); its result arrives with the window. */
   async check(instanceId: string, kind: 'drill' | 'verify'): Promise<RecoveryWindow> {
     const row = await this.pgRow(instanceId);
     if (row.type !== 'pg' || !this.archive) throw new HttpProblem(409, 'Restore drills need WAL archiving, which this instance does not have.');
-    if (this.checking.has(instanceId)) throw new HttpProblem(409, `A drill or verification of ${row.name} runs now: wait for it to finish.`);
+    if (this.checks.running(instanceId)) throw new HttpProblem(409, `A drill or verification of ${row.name} runs now: wait for it to finish.`);
     const window = await this.window(instanceId);
     if (window.backups.length === 0) throw new HttpProblem(409, `${row.name} has no physical backup yet: there is nothing to ${kind === 'drill' ? 'restore' : 'verify'}.`);
-    this.begin(row, kind, window);
+    this.checks.begin(row, kind, window);
     return { ...window, checking: true };
-  }
-
-  private begin(row: InstanceRow, kind: 'drill' | 'verify', window: RecoveryWindow) {
-    this.checking.add(row.id);
-    const job = (kind === 'drill' ? this.drill(row, window) : this.verifyRepository(row))
-      .catch(() => undefined)
-      .finally(() => {
-        this.checking.delete(row.id);
-        this.work.delete(job);
-        void this.announce(row).catch(() => undefined);
-      });
-    this.work.add(job);
-  }
-
-  /**
-   * Restores the instance to a random moment of its window into a throwaway copy, starts it, asks it
-   * a query and records how long the restore took: the proof that the window is restorable, and the
-   * pace a restore's plan is estimated from.
-   */
-  private async drill(row: InstanceRow, window: RecoveryWindow) {
-    const at = this.deps.clock().toISOString();
-    let target: RecoveryTarget = 'latest';
-    const from = Date.parse(window.earliest!);
-    const to = Date.parse(window.latest!);
-    for (let attempt = 0; attempt < 5 && to > from; attempt++) {
-      const moment = new Date(from + Math.random() * (to - from)).toISOString();
-      if (!window.gaps.some((g) => moment >= g.from && moment <= g.to)) {
-        target = { time: moment };
-        break;
-      }
-    }
-    let plan: RestorePlan | null = null;
-    let recoveryMs: number | null = null;
-    let ok = false;
-    let detail: string;
-    const copy = await this.deps.instances.scratch('pg', `drill-${row.id}`, row.id);
-    try {
-      plan = await this.plan(row.id, { name: 'drill', target });
-      const began = Date.now();
-      const outcome = await this.engine.restoreToPoint(this.deps.instances.runtime(row), copy.rt, { backupId: plan.backup.id, target });
-      recoveryMs = Date.now() - began;
-      await this.engine.start(copy.rt);
-      const databases = await this.engine.countDatabases(copy.rt);
-      const reached = plan.targetTime === null || outcome.lastReplayedAt === null || outcome.lastReplayedAt <= plan.targetTime;
-      ok = reached && databases > 0;
-      detail = `Restored to ${plan.targetTime ?? 'the latest moment'} from backup ${plan.backup.id} in ${(recoveryMs / 1000).toFixed(1)} s; last transaction replayed ${outcome.lastReplayedAt ?? 'none'}; ${databases} database(s) answer queries.`;
-      if (!reached) detail = `The restore went past its target: ${detail}`;
-    } catch (error) {
-      detail = `The drill failed: ${(error as Error).message}`;
-    } finally {
-      await copy.dispose().catch(() => undefined);
-    }
-    await insertRecoveryCheck(this.deps.db, {
-      id: randomUUID(),
-      instance_id: row.id,
-      kind: 'drill',
-      at,
-      ok: ok ? 1 : 0,
-      target_time: plan?.targetTime ?? null,
-      backup_id: plan?.backup.id ?? null,
-      recovery_ms: recoveryMs,
-      wal_bytes: plan?.walBytes ?? null,
-      detail,
-    });
-    await this.deps.logs.write({ level: ok ? 'information' : 'error', instanceId: row.id, handler: 'pitr', message: `Restore drill: ${detail}` });
-  }
-
-  /** pgBackRest's verify: every backup and WAL file of the repository against its checksum. */
-  private async verifyRepository(row: InstanceRow) {
-    const at = this.deps.clock().toISOString();
-    let ok = true;
-    let detail = 'Every backup and WAL file of the repository matches its checksum.';
-    try {
-      await this.archive!.verify(this.deps.instances.runtime(row));
-    } catch (error) {
-      ok = false;
-      detail = `The repository failed verification: ${(error as Error).message}`;
-    }
-    await insertRecoveryCheck(this.deps.db, { id: randomUUID(), instance_id: row.id, kind: 'verify', at, ok: ok ? 1 : 0, target_time: null, backup_id: null, recovery_ms: null, wal_bytes: null, detail });
-    await this.deps.logs.write({ level: ok ? 'information' : 'error', instanceId: row.id, handler: 'pitr', message: detail });
-  }
-
-  /**
-   * Starts the drill or verification that is due, one at a time server-wide: a drill a week, a
-   * verification a day, the first ones once the first backup is an hour old.
-   */
-  private async startDue(row: InstanceRow) {
-    if (this.work.size > 0) return;
-    const lastDrill = await lastRecoveryCheck(this.deps.db, row.id, 'drill');
-    const lastVerify = await lastRecoveryCheck(this.deps.db, row.id, 'verify');
-    const now = this.deps.clock().getTime();
-    const older = (check: RecoveryCheck | null, ms: number) => check === null || now - Date.parse(check.at) > ms;
-    const drillDue = older(lastDrill, checkEvery.drillMs);
-    const verifyDue = older(lastVerify, checkEvery.verifyMs);
-    if (!drillDue && !verifyDue) return;
-    const window = await this.window(row.id);
-    const first = window.backups[0];
-    if (!first || now - Date.parse(first.finishedAt) < checkEvery.firstAfterMs) return;
-    this.begin(row, drillDue ? 'drill' : 'verify', window);
   }
 
   // ---- Restore points and settings ----
