@@ -3,6 +3,7 @@ import { admin, regular } from './globalSetup';
 import { signIn } from './signIn';
 import { axeViolations } from './axe';
 import { baseURL, change, json, statusOf } from './api';
+import { instancePageReady, loaded, runningA11yInstance, stopA11yInstance } from './a11ySetup';
 
 // Every screen of SPEC §2 checked with axe-core (WCAG 2.1 A and AA) in the default theme and a dark
 // one, against the real server, plus keyboard use of the instances list and an instance page. A
@@ -32,15 +33,6 @@ async function openAs(browser: Browser, theme: string): Promise<Page> {
   return page;
 }
 
-/** Waits until the screen shows its data: its heading is there and no spinner or loading status is left. */
-async function loaded(page: Page, heading: string | RegExp) {
-  await expect(page.getByRole('heading', { level: 1, name: heading })).toBeVisible();
-  await expect(page.locator('.chakra-spinner, .chakra-skeleton, [aria-busy="true"]:not([role="group"])')).toHaveCount(0, { timeout: 20_000 });
-  await expect(page.getByRole('status').filter({ hasText: /Loading/i })).toHaveCount(0);
-  // The theme's stylesheet is applied (its variables reach the page) before colours are judged.
-  await expect.poll(() => page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--w-bg').trim())).not.toBe('');
-}
-
 interface Found {
   screen: string;
   lines: string[];
@@ -61,15 +53,8 @@ function report(found: Found[]): string {
 test.beforeAll(async ({ browser }) => {
   const page = await openAs(browser, themes[0]);
   const request = page.request;
-  // A pg instance only because the instance screens (Databases & roles, configuration) need a real
-  // one. A failed test restarts the worker and this hook with it: what exists already is reused.
-  const listed = (await (await request.get(`${baseURL()}/instances?search=a11y-e2e`, { headers: json })).json()) as { items: { id: string; name: string }[] };
-  let instanceId = listed.items.find((i) => i.name === 'a11y-e2e')?.id;
-  if (!instanceId) {
-    const created = await request.post(`${baseURL()}/instances`, { headers: change(), data: { name: 'a11y-e2e', type: 'pg', description: 'Checked for accessibility' } });
-    expect(created.status()).toBe(202);
-    instanceId = ((await created.json()) as { id: string }).id;
-  }
+  // A failed test restarts the worker and this hook with it: what exists already is reused.
+  const instanceId = await runningA11yInstance(request);
   const groups = (await (await request.get(`${baseURL()}/groups?search=a11y-group`, { headers: json })).json()) as { items: { id: string; name: string }[] };
   let groupId = groups.items.find((g) => g.name === 'a11y-group')?.id;
   if (!groupId) {
@@ -79,19 +64,14 @@ test.beforeAll(async ({ browser }) => {
   }
   const users = (await (await request.get(`${baseURL()}/admin/users?search=${encodeURIComponent(regular.email)}`, { headers: json })).json()) as { items: { id: string; email: string }[] };
   const userId = users.items.find((u) => u.email === regular.email)!.id;
-  await expect.poll(() => statusOf(request, instanceId), { timeout: 90_000 }).toMatch(/^(running|stopped)$/);
-  if ((await statusOf(request, instanceId)) === 'stopped') await request.post(`${baseURL()}/instances/${instanceId}/start`, { headers: change(), data: {} });
-  await expect.poll(() => statusOf(request, instanceId), { timeout: 90_000 }).toBe('running');
   world = { instanceId, groupId, userId };
   await page.context().close();
 });
 
-// Stopped, not deleted, so that a worker restarted after a failure starts it again by name; the
-// run's teardown stops every engine anyway.
 test.afterAll(async ({ browser }) => {
   if (!world) return;
   const page = await openAs(browser, themes[0]);
-  await page.request.post(`${baseURL()}/instances/${world.instanceId}/stop`, { headers: change(), data: {} });
+  await stopA11yInstance(page.request, world.instanceId);
   await page.context().close();
 });
 
@@ -104,13 +84,8 @@ function screens(w: World): { name: string; path: string; heading: string | RegE
       name: 'instance detail',
       path: instance,
       heading: 'a11y-e2e',
-      ready: async (page) => {
-        const databases = page.getByRole('region', { name: 'Databases & roles' });
-        await expect(databases.getByRole('table', { name: 'Databases' })).toBeVisible();
-        await expect(databases.getByRole('button', { name: 'New role' })).toBeEnabled();
-        // The monitoring charts are checked too, drawn from the samples taken since the instance started.
-        await expect(page.getByRole('region', { name: 'Monitoring' }).getByRole('figure').first()).toBeVisible({ timeout: 30_000 });
-      },
+      // The monitoring charts are checked too.
+      ready: instancePageReady,
     },
     { name: 'create instance', path: '/instances/create', heading: 'Create instance' },
     { name: 'edit configuration', path: `${instance}/configuration`, heading: /a11y-e2e|Configuration/, ready: (page) => expect(page.getByLabel('Search parameters')).toBeVisible() },
