@@ -12,6 +12,7 @@ import { formatDuration } from '../backups/backupLabels';
 import { useInstanceQuery } from '../instances/instancesApi';
 import { PitrSettingsForm } from './PitrSettingsForm';
 import { useRecoveryWindowQuery } from './pitrApi';
+import { RecoveryChecks } from './RecoveryChecks';
 import { RecoveryTimeline } from './RecoveryTimeline';
 import { RestorePointForm } from './RestorePointForm';
 import { RestoreToPointForm } from './RestoreToPointForm';
@@ -88,6 +89,7 @@ function RecoveryWindowSection({ instance }: { instance: Instance }) {
           </Button>
         </EmptyState>
       )}
+      <RecoveryChecks instanceId={instance.id} window={window} />
       <Stack direction={{ base: 'column', md: 'row' }} justify="space-between" align={{ md: 'end' }} gap="3">
         <Facts
           items={[

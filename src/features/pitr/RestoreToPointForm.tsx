@@ -143,7 +143,12 @@ export function RestoreToPointForm({ instance, onDone }: { instance: Pick<Instan
         </Text>
       )}
       <NewInstanceNameField field={field} />
-      <RestorePlanView plan={asking ? plan.currentData : undefined} pending={planPending} error={asking && !planPending ? plan.error : undefined} />
+      <RestorePlanView
+        plan={asking ? plan.currentData : undefined}
+        pending={planPending}
+        error={asking && !planPending ? plan.error : undefined}
+        lastDrill={window.lastDrill}
+      />
     </DialogForm>
   );
 }

@@ -18,6 +18,9 @@ const restorePlan = (instanceId: string) => ({ type: 'Backup', id: `restorePlan/
 /** The tags of this API, for the saga that follows the hub. */
 export const pitrTags = { recoveryWindow, restorePlan };
 
+/** What proves the window on demand: a restore drill into a throwaway copy, or pgBackRest's verify. */
+type RecoveryCheckKind = 'drill' | 'verify';
+
 /** A restore to a point in time as the form asks for it; the dry run asks the same. */
 export type RestoreToPointArgs = Omit<RestoreToPointRequest, 'dryRun'> & { instanceId: string };
 
@@ -59,6 +62,21 @@ export const pitrApi = baseApi.injectEndpoints({
       },
     }),
 
+    /**
+     * Starts a restore drill or a verification of the repository (202): the window comes back
+     * checking, and the result arrives with the hub's RecoveryWindowChanged.
+     */
+    checkRecoveryWindow: build.mutation<RecoveryWindow, { instanceId: string; kind: RecoveryCheckKind }>({
+      query: ({ instanceId, kind }) => ({ url: path(instanceId, `/pitr/${kind}`), method: 'POST', body: {} }),
+      // A 409 (one runs already, or no backup yet): the window read again shows which.
+      invalidatesTags: (result, _error, { instanceId }) => (result ? [] : [recoveryWindow(instanceId)]),
+      async onQueryStarted({ instanceId }, { dispatch, queryFulfilled }) {
+        const { data } = await queryFulfilled.catch(() => ({ data: undefined }));
+        // The buttons wait and the busy line shows from now on, not from a refetch.
+        if (data) dispatch(pitrApi.util.updateQueryData('recoveryWindow', instanceId, () => data));
+      },
+    }),
+
     savePitrSettings: build.mutation<PitrSettings, PitrSettings & { instanceId: string }>({
       query: ({ instanceId, ...body }) => ({ url: path(instanceId, '/pitr/settings'), method: 'PUT', body }),
       // The window carries the settings, and a shorter retention may move its start.
@@ -77,4 +95,5 @@ export const {
   useRestoreToPointMutation,
   useCreateRestorePointMutation,
   useSavePitrSettingsMutation,
+  useCheckRecoveryWindowMutation,
 } = pitrApi;

@@ -1,7 +1,7 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
-import type { RecoveryWindow } from '../../../contracts/pitr';
+import type { RecoveryCheck, RecoveryWindow } from '../../../contracts/pitr';
 import { formatDateTime } from '../../../src/components/DateTime';
 import { hubEvent } from '../../../src/features/realtime/realtimeSlice';
 import { admin } from '../fixtures';
@@ -9,7 +9,7 @@ import { meHandler } from '../handlers/authHandlers';
 import { archivingOff, backupServer } from '../handlers/backupsHandlers';
 import { anInstance, instanceServer } from '../handlers/instancesHandlers';
 import { validationProblem } from '../handlers/pages';
-import { ago, aPhysicalBackup, aRecoveryWindow, pitrServer } from '../handlers/pitrHandlers';
+import { ago, aPhysicalBackup, aRecoveryCheck, aRecoveryWindow, pitrServer } from '../handlers/pitrHandlers';
 import { pickOption } from '../pickOption';
 import { problem, setupMsw } from '../msw';
 import { renderApp } from '../renderApp';
@@ -236,5 +236,114 @@ describe('the recoverable window on the database backups page', () => {
     expect(await screen.findByText('Archive settings saved')).toBeInTheDocument();
     expect(await region.findByText('14 days')).toBeInTheDocument();
     expect(region.getByText('50 s')).toBeInTheDocument();
+  });
+});
+
+describe('proving the window: restore drills and verifications of the repository', () => {
+  const minute = (iso: string) => formatDateTime(iso);
+  /** A line of the section by its whole text, which runs across the moment's <time>. */
+  const line = (text: string) => (_: string, element: Element | null) => element?.tagName === 'P' && element.textContent === text;
+  const aVerification = (overrides: Partial<RecoveryCheck> = {}) =>
+    aRecoveryCheck({ kind: 'verify', targetTime: null, backupId: null, recoverySeconds: null, detail: 'Every backup and WAL file of the repository matches its checksum.', ...overrides });
+  const buttons = (region: ReturnType<typeof within>) => [
+    region.getByRole('button', { name: 'Run restore drill' }),
+    region.getByRole('button', { name: 'Verify repository' }),
+  ];
+
+  it('says that none has run yet', async () => {
+    openPage();
+    const region = await section();
+    expect(await region.findByText('No drill yet: one runs every week, the first an hour after the first full backup.')).toBeInTheDocument();
+    expect(region.getByText('Repository not verified yet.')).toBeInTheDocument();
+    for (const button of buttons(region)) expect(button).toBeEnabled();
+  });
+
+  it('says how long the last drill took, when it ran and what it restored, and when the repository was verified', async () => {
+    const drill = aRecoveryCheck();
+    const verify = aVerification({ at: ago(10 * 60_000) });
+    openPage({ window: aRecoveryWindow({ lastDrill: drill, lastVerify: verify }) });
+    const region = await section();
+    expect(
+      await region.findByText(line(`Last restore drill: took 3 min 12 s, ${minute(drill.at)} — restored to ${at(drill.targetTime!)} from backup 20261126-100000F`)),
+    ).toBeInTheDocument();
+    expect(region.getByText(line(`Repository verified ${minute(verify.at)}`))).toBeInTheDocument();
+    expect(region.getByText(minute(drill.at))).toHaveAttribute('datetime', drill.at);
+  });
+
+  it('says in words when the last drill or verification failed, with the server’s account', async () => {
+    const drill = aRecoveryCheck({ ok: false, recoverySeconds: null, detail: 'The drill failed: pg_ctl: could not start server' });
+    const verify = aVerification({ ok: false, detail: 'The repository failed verification: checksum mismatch in 000000010000000000000004' });
+    openPage({ window: aRecoveryWindow({ lastDrill: drill, lastVerify: verify }) });
+    const region = await section();
+    expect(await region.findByText(line(`Last restore drill failed, ${minute(drill.at)}: The drill failed: pg_ctl: could not start server`))).toBeInTheDocument();
+    expect(
+      region.getByText(line(`Repository verification failed, ${minute(verify.at)}: The repository failed verification: checksum mismatch in 000000010000000000000004`)),
+    ).toBeInTheDocument();
+    expect(region.queryByText(/^Last restore drill: took/)).not.toBeInTheDocument();
+    expect(region.queryByText(/^Repository verified/)).not.toBeInTheDocument();
+  });
+
+  it('runs a restore drill on demand: busy until the hub brings the result, one at a time', async () => {
+    const { user, pitr, store } = openPage();
+    const region = await section();
+    await user.click(await region.findByRole('button', { name: 'Run restore drill' }));
+    await waitFor(() => expect(pitr.calls).toEqual(['POST pitr drill']));
+    expect(pitr.bodies).toEqual([{}]);
+    expect(await region.findByText('A drill or verification runs…')).toBeInTheDocument();
+    for (const button of buttons(region)) await waitFor(() => expect(button).toBeDisabled());
+
+    const drill = aRecoveryCheck({ at: ago(0), recoverySeconds: 12.4 });
+    act(() => {
+      store.dispatch(hubEvent('RecoveryWindowChanged', { instanceId: 'i-1', window: aRecoveryWindow({ lastDrill: drill }) }, 't'));
+    });
+    expect(
+      await region.findByText(line(`Last restore drill: took 12 s, ${minute(drill.at)} — restored to ${at(drill.targetTime!)} from backup 20261126-100000F`)),
+    ).toBeInTheDocument();
+    expect(region.queryByText('A drill or verification runs…')).not.toBeInTheDocument();
+    for (const button of buttons(region)) expect(button).toBeEnabled();
+    // The answer of the call was shown, not read again.
+    expect(pitr.state.windowReads).toBe(1);
+  });
+
+  it('verifies the repository on demand', async () => {
+    const { user, pitr, store } = openPage();
+    const region = await section();
+    await user.click(await region.findByRole('button', { name: 'Verify repository' }));
+    await waitFor(() => expect(pitr.calls).toEqual(['POST pitr verify']));
+    expect(await region.findByText('A drill or verification runs…')).toBeInTheDocument();
+
+    const verify = aVerification({ at: ago(0) });
+    act(() => {
+      store.dispatch(hubEvent('RecoveryWindowChanged', { instanceId: 'i-1', window: aRecoveryWindow({ lastVerify: verify }) }, 't'));
+    });
+    expect(await region.findByText(line(`Repository verified ${minute(verify.at)}`))).toBeInTheDocument();
+    expect(region.getByText('No drill yet: one runs every week, the first an hour after the first full backup.')).toBeInTheDocument();
+  });
+
+  it('shows one that runs already as the page opens', async () => {
+    openPage({ window: aRecoveryWindow({ checking: true }) });
+    const region = await section();
+    expect(await region.findByText('A drill or verification runs…')).toBeInTheDocument();
+    for (const button of buttons(region)) expect(button).toBeDisabled();
+  });
+
+  it('toasts the server’s refusal when one was started elsewhere meanwhile, and shows it running', async () => {
+    const { user, pitr } = openPage();
+    const region = await section();
+    const verify = await region.findByRole('button', { name: 'Verify repository' });
+    // The weekly drill, say, began after this page read the window.
+    pitr.state.window = { ...pitr.state.window, checking: true };
+    await user.click(verify);
+    expect(await screen.findByText('A drill or verification of orders runs now: wait for it to finish.')).toBeInTheDocument();
+    expect(await region.findByText('A drill or verification runs…')).toBeInTheDocument();
+    for (const button of buttons(region)) expect(button).toBeDisabled();
+    expect(pitr.state.windowReads).toBe(2);
+  });
+
+  it('offers neither before the first physical backup', async () => {
+    openPage({ window: aRecoveryWindow({ earliest: null, latest: null, backups: [] }) });
+    const region = await section();
+    await region.findByText('No physical backup yet: the window starts with the first full backup.');
+    for (const button of buttons(region)) expect(button).toBeDisabled();
   });
 });

@@ -7,7 +7,7 @@ import { meHandler } from '../handlers/authHandlers';
 import { backupServer } from '../handlers/backupsHandlers';
 import { anInstance, instanceServer } from '../handlers/instancesHandlers';
 import { validationProblem } from '../handlers/pages';
-import { ago, aPhysicalBackup, aPlan, aRecoveryWindow, pitrServer } from '../handlers/pitrHandlers';
+import { ago, aPhysicalBackup, aPlan, aRecoveryCheck, aRecoveryWindow, pitrServer } from '../handlers/pitrHandlers';
 import { problem, setupMsw } from '../msw';
 import { renderApp } from '../renderApp';
 
@@ -117,7 +117,8 @@ describe('Restore to a point in time', () => {
     expect(await plan.findByText('Full backup 20261126-095500F, restorable from 11/26/26 11:00:00')).toBeInTheDocument();
     expect(plan.getByText('11/26/26 11:42:05 Europe/Berlin = 11/26/26 10:42:05 UTC')).toBeInTheDocument();
     expect(plan.getByText('7 segments, 117 MB')).toBeInTheDocument();
-    expect(plan.getByText('About 1 min 35 s')).toBeInTheDocument();
+    // No drill has run: the pace is that of the last restore from orders.
+    expect(plan.getByText('About 1 min 35 s, from the last restore of this instance')).toBeInTheDocument();
     // Asked once the target stayed put, not for every change.
     expect(pitr.dryRuns).toEqual([{ target: { time: '2026-11-26T10:42:05Z' }, name: 'orders-before', dryRun: true }]);
 
@@ -125,6 +126,22 @@ describe('Restore to a point in time', () => {
     await waitFor(() => expect(location()).toBe('/instances/i-new'));
     expect(pitr.bodies).toEqual([{ target: { time: '2026-11-26T10:42:05Z' }, name: 'orders-before' }]);
     expect(await screen.findByRole('heading', { level: 1, name: 'orders-before' })).toBeInTheDocument();
+  });
+
+  it('says the expected duration comes from the last restore drill', async () => {
+    const drilled = { ...fixedWindow, lastDrill: aRecoveryCheck({ at: '2026-11-26T11:50:00Z', recoverySeconds: 10 }) };
+    const { form, moment } = await openRestore({ window: drilled, plan: (request) => aPlan(drilled, request, { estimatedSeconds: 12.3 }) });
+    setMoment(moment, '2026-11-26T11:42:05');
+    const plan = within(await form.findByRole('region', { name: 'Plan' }));
+    expect(await plan.findByText('About 12 s, from the last drill')).toBeInTheDocument();
+  });
+
+  it('says when no drill has given a pace to estimate from: none ran yet, or none went well', async () => {
+    const failed = { ...fixedWindow, lastDrill: aRecoveryCheck({ ok: false, recoverySeconds: null, detail: 'The drill failed: no space left on device' }) };
+    const { form, moment } = await openRestore({ window: failed, plan: (request) => aPlan(failed, request, { estimatedSeconds: null }) });
+    setMoment(moment, '2026-11-26T11:42:05');
+    const plan = within(await form.findByRole('region', { name: 'Plan' }));
+    expect(await plan.findByText('No estimate: no restore drill has given a pace yet')).toBeInTheDocument();
   });
 
   it('says when no restore drill has run yet to estimate the time', async () => {
