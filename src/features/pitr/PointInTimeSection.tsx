@@ -10,6 +10,7 @@ import { Section } from '../../components/Section';
 import { useBackupsSummaryQuery, useTakeBackupMutation } from '../backups/backupsApi';
 import { formatDuration } from '../backups/backupLabels';
 import { useInstanceQuery } from '../instances/instancesApi';
+import { useHubGroup } from '../realtime/useHubGroup';
 import { PitrSettingsForm } from './PitrSettingsForm';
 import { useRecoveryWindowQuery } from './pitrApi';
 import { RecoveryChecks } from './RecoveryChecks';
@@ -30,6 +31,8 @@ export function PointInTimeSection({ instanceId }: { instanceId: string }) {
 }
 
 function RecoveryWindowSection({ instance }: { instance: Instance }) {
+  // The server announces RecoveryWindowChanged (WAL archived, a backup or drill ended) to the instance's group, not the backups'.
+  useHubGroup('Instance', instance.id);
   const recovery = useRecoveryWindowQuery(instance.id);
   const running = !!useBackupsSummaryQuery(instance.id).data?.database.running;
   const [takeBackup, taking] = useTakeBackupMutation();
