@@ -5,6 +5,7 @@ import { registerConfig } from './commands/config';
 import { registerDatabases } from './commands/databases';
 import { registerInstances } from './commands/instances';
 import { registerLogs } from './commands/logs';
+import { registerPitr } from './commands/pitr';
 import { registerScripts } from './commands/scripts';
 import { configDirHelp } from './credentials';
 import { CliError, exitCodes } from './errors';
@@ -16,7 +17,7 @@ import { cliVersion } from './version';
  */
 export function buildProgram(platform: NodeJS.Platform = process.platform): Command {
   const program = new Command('warden')
-    .description('Command-line client of Warden: instances, configuration, backups, logs and scripts')
+    .description('Command-line client of Warden: instances, configuration, backups, point-in-time recovery, logs and scripts')
     .version(cliVersion, '-V, --version', 'print the client version')
     .option('--json', 'machine-readable JSON on stdout (nothing else is printed there)')
     .option('--config-dir <dir>', `where the sign-in is kept (default: ${configDirHelp(platform)})`)
@@ -35,12 +36,14 @@ Examples:
   $ warden instances list
   $ warden instances create --type pg --name shop --param max_connections=50
   $ warden backups download shop <backup-id>
+  $ warden pitr restore shop --to 2026-11-26T10:42:00+01:00 --name shop-before
   $ warden logs --instance shop --follow`,
     );
   registerAuth(program);
   registerInstances(program);
   registerConfig(program);
   registerBackups(program);
+  registerPitr(program);
   registerLogs(program);
   registerScripts(program);
   registerDatabases(program);
