@@ -172,7 +172,9 @@ export class PitrService {
     const window = await this.window(row.id);
     const payload: RecoveryWindowChangedPayload = { instanceId: row.id, window };
     const userIds = await memberIdsOfGroup(this.deps.db, row.group_id);
-    this.deps.bus.publish({ event: 'RecoveryWindowChanged', payload, audience: { kind: 'scoped', groups: [hubGroupNames.instance(row.id)], userIds } });
+    // The instance's page and its backups page, where the window is drawn.
+    const groups = [hubGroupNames.instance(row.id), hubGroupNames.backups(row.id)];
+    this.deps.bus.publish({ event: 'RecoveryWindowChanged', payload, audience: { kind: 'scoped', groups, userIds } });
   }
 
   private async pgRow(instanceId: string): Promise<InstanceRow> {

@@ -56,6 +56,8 @@ export class RecoveryChecks {
         void this.deps.announce(row).catch(() => undefined);
       });
     this.work.add(job);
+    // Open pages show the check as running, whoever started it.
+    void this.deps.announce(row).catch(() => undefined);
   }
 
   /**

@@ -222,7 +222,7 @@ describe('lockout', () => {
       expect([res.statusCode, res.headers['content-type'], res.json()]).toEqual([
         401,
         'application/problem+json; charset=utf-8',
-        { type: 'https://tools.ietf.org/html/rfc9110#section-15.5.2', title: 'Unauthorized', status: 401, detail: 'Failed' },
+        { type: 'https://tools.ietf.org/html/rfc9110#section-15.5.2', title: 'Unauthorized', status: 401, detail: 'Failed', requestId: expect.any(String) },
       ]);
     }
     // The audit, for the operator, still tells them apart.

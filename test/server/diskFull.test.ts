@@ -98,6 +98,7 @@ describeAsRoot('a server whose disk is full', () => {
       title: "The server's disk is full",
       status: 503,
       detail: 'The server has no room left to write. An operator must free space on its disk; then try again.',
+      requestId: expect.any(String),
     });
     expect(text).not.toContain(mount);
   }

@@ -18,6 +18,13 @@ let source: Instance;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+async function waitUntil(done: () => boolean, ms = 10_000) {
+  for (let waited = 0; !done(); waited += 50) {
+    if (waited > ms) throw new Error('not within 10 s');
+    await sleep(50);
+  }
+}
+
 const sql = superuserSql(() => world);
 
 async function window(instanceId = source.id): Promise<RecoveryWindow> {
@@ -102,6 +109,8 @@ describe('proving the window', () => {
     const drill = await world.call('POST', `/instances/${source.id}/pitr/drill`, {});
     expect(drill.statusCode).toBe(202);
     expect(drill.json()).toMatchObject({ checking: true });
+    // Open pages hear that a drill runs, and later how it ended.
+    await waitUntil(() => world.events('RecoveryWindowChanged').some((e) => e.instanceId === source.id && e.window.checking === true));
     expect((await world.call('POST', `/instances/${source.id}/pitr/verify`, {})).statusCode).toBe(409);
     await world.app().pointInTime.idle();
     const verify = await world.call('POST', `/instances/${source.id}/pitr/verify`, {});
@@ -110,6 +119,7 @@ describe('proving the window', () => {
 
     const w = await window();
     expect(w.checking).toBe(false);
+    expect(world.events('RecoveryWindowChanged').at(-1)).toMatchObject({ instanceId: source.id, window: { checking: false, lastVerify: { ok: true } } });
     expect(w.lastDrill).toMatchObject({ kind: 'drill', ok: true, backupId: w.backups[0].id, detail: expect.stringMatching(/database\(s\) answer queries\.$/) });
     expect(w.lastDrill!.recoverySeconds).toBeGreaterThan(0);
     expect(w.lastDrill!.targetTime! >= w.earliest!).toBe(true);
