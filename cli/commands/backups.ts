@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import type { AllBackupsPage, Backup } from '../../contracts/backups';
-import { backupKinds, backupStatuses, type BackupKind } from '../../contracts/backupValues';
+import { backupKinds, backupStatuses, databaseBackupMethods, type BackupKind, type DatabaseBackupMethod } from '../../contracts/backupValues';
 import type { ApiClient } from '../api';
 import { contextOf } from '../context';
-import { CliError } from '../errors';
+import { CliError, UsageError } from '../errors';
 import { downloadBackup } from '../download';
 import { formatBytes, renderFields, renderTable, type Column } from '../output';
 import { resolveInstance } from '../resolve';
@@ -76,14 +76,22 @@ export function registerBackups(program: Command): void {
     .command('create')
     .argument('<instance>', 'name or id')
     .addOption(kindOption().default('database'))
+    .addOption(
+      new Option('--method <method>', 'a database backup of a pg instance: dump (pg_dump), or a physical full, diff or incr backup for point-in-time recovery').choices(
+        databaseBackupMethods,
+      ),
+    )
     .option('--no-wait', waitHelp.noWait)
     .option('--timeout <seconds>', waitHelp.timeout, positiveInteger, 600)
     .description('Take a backup now (waits for it unless --no-wait)')
-    .action(async (ref: string, options: { kind: BackupKind } & WaitOptions, command: Command) => {
+    .addHelpText('after', '\nExamples:\n  $ warden backups create shop\n  $ warden backups create shop --method full')
+    .action(async (ref: string, options: { kind: BackupKind; method?: DatabaseBackupMethod } & WaitOptions, command: Command) => {
       const ctx = contextOf(command);
+      if (options.method && options.kind !== 'database') throw new UsageError('--method is for database backups: leave out --kind file.');
       const api = ctx.api();
       const instance = await resolveInstance(api, ref);
-      const started = await api.post<Backup>(`/instances/${instance.id}/backups/${listSegment(options.kind)}/backup`);
+      const body = options.method ? { kind: options.method } : {};
+      const started = await api.post<Backup>(`/instances/${instance.id}/backups/${listSegment(options.kind)}/backup`, body);
       if (!options.wait) {
         ctx.out.result(started, () => `Backup ${started.id} of ${instance.name} started.`);
         return;

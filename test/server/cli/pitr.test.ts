@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseRecoveryTarget } from '../../../cli/commands/pitr';
+import type { Backup } from '../../../contracts/backups';
 import type { Instance } from '../../../contracts/instances';
 import type { RecoveryWindow, RestorePlan, RestorePoint } from '../../../contracts/pitr';
 import { goodPassword } from '../helpers';
@@ -65,8 +66,11 @@ beforeAll(async () => {
   expect(login.code).toBe(0);
   source = await world.created({ name: 'orders', type: 'pg' });
   expect(source.status).toBe('running');
-  expect((await world.call('POST', `/instances/${source.id}/backups/database/backup`, { kind: 'full' })).statusCode).toBe(202);
-  await world.backups().idle();
+  // The window starts with a physical full backup, taken through the client.
+  const taken = await json<Backup>(['backups', 'create', 'orders', '--method', 'full', '--json']);
+  expect(taken).toMatchObject({ status: 'succeeded', format: 'pgBackRest full' });
+  const refused = await warden(['backups', 'create', 'orders', '--kind', 'file', '--method', 'full']);
+  expect(refused).toMatchObject({ code: 2, stderr: expect.stringContaining('--method is for database backups') });
 });
 
 afterAll(async () => {
