@@ -48,16 +48,19 @@ export class RecoveryChecks {
 
   begin(row: InstanceRow, kind: 'drill' | 'verify', window: RecoveryWindow) {
     this.checking.add(row.id);
-    const job = (kind === 'drill' ? this.drill(row, window) : this.verifyRepository(row))
-      .catch(() => undefined)
-      .finally(() => {
+    const job = (async () => {
+      // Open pages show the check as running, whoever started it, and then how it ended: in that order.
+      await this.deps.announce(row).catch(() => undefined);
+      try {
+        await (kind === 'drill' ? this.drill(row, window) : this.verifyRepository(row));
+      } catch {
+        // Recorded by the check itself.
+      } finally {
         this.checking.delete(row.id);
-        this.work.delete(job);
-        void this.deps.announce(row).catch(() => undefined);
-      });
+        await this.deps.announce(row).catch(() => undefined);
+      }
+    })().finally(() => this.work.delete(job));
     this.work.add(job);
-    // Open pages show the check as running, whoever started it.
-    void this.deps.announce(row).catch(() => undefined);
   }
 
   /**
