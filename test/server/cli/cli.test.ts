@@ -9,6 +9,7 @@ import type { Backup } from '../../../contracts/backups';
 import type { Instance } from '../../../contracts/instances';
 import type { LogEntry } from '../../../contracts/logs';
 import { goodPassword } from '../helpers';
+import { bin, root, runWarden, type Ran } from './runWarden';
 import { instanceWorld, type InstanceWorld } from '../instances/world';
 
 // The `warden` client run as a child process, as a person or a script runs it, against a real server
@@ -17,36 +18,14 @@ import { instanceWorld, type InstanceWorld } from '../instances/world';
 
 jest.setTimeout(180_000);
 
-const root = path.resolve(__dirname, '../../..');
-const bin = path.join(root, 'cli/bin.js');
 
 let world: InstanceWorld;
 let baseUrl: string;
 let scratch: string;
 let configDir: string;
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the client; the server lives in this process, so the child must run asynchronously. */
 function warden(args: string[], options: { input?: string; env?: Record<string, string>; dir?: string } = {}): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, '--config-dir', options.dir ?? configDir, ...args], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', HOME: scratch, ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? '');
-  });
+  return runWarden(args, { ...options, dir: options.dir ?? configDir, home: scratch });
 }
 
 /** Runs the client with --json and answers its parsed stdout, failing with stderr when it did not succeed. */

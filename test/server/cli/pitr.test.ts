@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,6 +6,7 @@ import type { Backup } from '../../../contracts/backups';
 import type { Instance } from '../../../contracts/instances';
 import type { RecoveryWindow, RestorePlan, RestorePoint } from '../../../contracts/pitr';
 import { goodPassword } from '../helpers';
+import { runWarden, type Ran } from './runWarden';
 import { instanceWorld, type InstanceWorld } from '../instances/world';
 
 // `warden pitr` run as a child process against a real server on loopback whose pg instances archive
@@ -15,35 +15,14 @@ import { instanceWorld, type InstanceWorld } from '../instances/world';
 
 jest.setTimeout(120_000);
 
-const root = path.resolve(__dirname, '../../..');
-const bin = path.join(root, 'cli/bin.js');
 
 let world: InstanceWorld;
 let scratch: string;
 let configDir: string;
 let source: Instance;
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 function warden(args: string[], options: { input?: string; dir?: string } = {}): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, '--config-dir', options.dir ?? configDir, ...args], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', HOME: scratch },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? '');
-  });
+  return runWarden(args, { ...options, dir: options.dir ?? configDir, home: scratch });
 }
 
 async function json<T>(args: string[]): Promise<T> {
