@@ -17,11 +17,6 @@ export async function insertRestorePoint(db: Db, row: RestorePointsTable): Promi
   await db.insertInto('restore_points').values(row).execute();
 }
 
-/** Points older than `before` (their WAL left the window) are forgotten. */
-export async function forgetRestorePointsBefore(db: Db, instanceId: string, before: string): Promise<void> {
-  await db.deleteFrom('restore_points').where('instance_id', '=', instanceId).where('at', '<', before).execute();
-}
-
 export async function insertPointRestore(db: Db, row: PointRestoresTable): Promise<void> {
   await db.insertInto('point_restores').values(row).execute();
 }

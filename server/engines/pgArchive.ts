@@ -41,7 +41,7 @@ export interface ArchiveSettings {
   retentionDays: number;
 }
 
-export const defaultArchiveSettings: ArchiveSettings = {
+const defaultArchiveSettings: ArchiveSettings = {
   archiveTimeoutSeconds: archiveTimeoutSeconds.default,
   retentionDays: recoveryWindowDays.default,
 };
@@ -99,8 +99,6 @@ const files = (rt: InstanceRuntime) => ({
   locks: path.join(rt.dir, 'run', 'pgbackrest'),
   log: path.join(rt.dir, 'logs', 'pgbackrest'),
 });
-
-export const pitrFiles = files;
 
 function readJson<T>(file: string): T | null {
   try {

@@ -23,7 +23,7 @@ export function segmentOf(name: string): { timeline: number; segno: bigint } {
 }
 
 /** The number of the segment an LSN falls in. */
-export const segnoOf = (lsn: string) => lsnValue(lsn) / segmentBytes;
+const segnoOf = (lsn: string) => lsnValue(lsn) / segmentBytes;
 
 /** Where the server wrote at a moment, as the service sampled it. */
 export interface WalMark {
