@@ -103,6 +103,11 @@ export async function allInstanceRows(db: Db): Promise<InstanceRow[]> {
   return db.selectFrom('instances').selectAll().orderBy('created_at').execute();
 }
 
+/** The instances of one engine that run now. */
+export async function runningInstanceRows(db: Db, type: InstanceType): Promise<InstanceRow[]> {
+  return db.selectFrom('instances').selectAll().where('type', '=', type).where('status', '=', 'running').execute();
+}
+
 export async function instanceNameTaken(db: Db, name: string): Promise<boolean> {
   return (await db.selectFrom('instances').select('id').where('name', '=', name).executeTakeFirst()) !== undefined;
 }

@@ -20,7 +20,7 @@ import {
   pointRestoreOf,
   restorePointsOf,
 } from '../db/pitr';
-import { findInstanceRow, type InstanceRow } from '../db/instances';
+import { findInstanceRow, runningInstanceRows, type InstanceRow } from '../db/instances';
 import { memberIdsOfGroup } from '../db/groups';
 import type { Db } from '../db/schema';
 import type { InstanceRuntime } from '../engines/engine';
@@ -107,7 +107,7 @@ export class PitrService {
 
   /** Reads every running pg instance's archiver: a mark each, and an event when its archive changed. */
   async tick(): Promise<void> {
-    const rows = await this.deps.db.selectFrom('instances').selectAll().where('type', '=', 'pg').where('status', '=', 'running').execute();
+    const rows = await runningInstanceRows(this.deps.db, 'pg');
     for (const row of rows) {
       const state = await this.sample(row).catch(() => null);
       if (!state) continue;
