@@ -268,9 +268,12 @@ export function pgArchive({ bin, repository }: PitrOptions) {
      */
     async backup(rt: InstanceRuntime, kind: PhysicalBackupKind, password: string, progress: (done: number, total: number | null) => void) {
       let finished = false;
+      let wake: () => void = () => undefined;
+      const ended = new Promise<void>((resolve) => (wake = resolve));
       const watch = (async () => {
         while (!finished) {
-          await new Promise((resolve) => setTimeout(resolve, 500));
+          // Woken at once when the backup ends, rather than after the rest of its pause.
+          await Promise.race([new Promise((resolve) => setTimeout(resolve, 500)), ended]);
           if (finished) break;
           const lock = await api
             .info(rt)
@@ -283,6 +286,7 @@ export function pgArchive({ bin, repository }: PitrOptions) {
         await api.command(rt, ['backup', `--type=${kind}`], { password, timeoutMs: 12 * 60 * 60_000 });
       } finally {
         finished = true;
+        wake();
         await watch;
       }
     },

@@ -53,7 +53,9 @@ export function run(user: EngineUser | null, command: string, args: string[], op
       },
       (error, stdout, stderr) => {
         if (error) {
-          const words = (stderr || stdout || error.message).trim();
+          // A tool ended by a signal says so, not bubblewrap's whole command line.
+          const signal = (error as { signal?: string | null }).signal;
+          const words = (stderr || stdout || (signal ? `it was ended by ${signal}` : error.message)).trim();
           reject(new EngineError(`${toolName(command)} failed: ${words}`));
         } else resolve({ stdout, stderr });
       },

@@ -111,15 +111,30 @@ export async function restoreToPoint(
   const source = await ctx.requireRow(sourceId);
   const engine = (await checkCopy(ctx, source, input.name)) as PgEngine;
   if (input.groupId !== undefined && input.groupId !== source.group_id && input.groupId !== null) await checkInstanceQuota(ctx.deps.db, input.groupId);
+  // The restore and its recovery run as the source's user: no start of the source (supervision
+  // restarting a crashed one, above all) may end that user's processes meanwhile.
+  ctx.claim(sourceId);
+  const release = () => ctx.busy.delete(sourceId);
   const id = randomUUID();
   const groupId = input.groupId === undefined ? source.group_id : input.groupId;
   const description = input.description ?? `Restored from ${source.name} to ${describeTarget(input.target)}`;
-  const instance = await insert(ctx, id, { name: input.name, type: source.type, groupId, description, parameters: {} }, author, 'clone');
+  let instance: Instance;
+  try {
+    instance = await insert(ctx, id, { name: input.name, type: source.type, groupId, description, parameters: {} }, author, 'clone');
+  } catch (error) {
+    release();
+    throw error;
+  }
   launch(ctx, id, 'clone', async (row, rt) => {
     const saved = await revisionParameters(ctx.deps.db, sourceId);
-    await prepareFolder(ctx, id, rt);
     const began = Date.now();
-    const outcome = await engine.restoreToPoint(ctx.runtime(source), rt, { backupId: input.backupId, target: input.target });
+    let outcome: Awaited<ReturnType<PgEngine['restoreToPoint']>>;
+    try {
+      await prepareFolder(ctx, id, rt);
+      outcome = await engine.restoreToPoint(ctx.runtime(source), rt, { backupId: input.backupId, target: input.target });
+    } finally {
+      release();
+    }
     const recoveryMs = Date.now() - began;
     if (Object.keys(saved).length > 0) await recordRevision(ctx.deps.db, id, author, ctx.deps.clock(), saved, {});
     await ctx.change(id, { status: 'stopped', status_reason: null, engine_version: source.engine_version });

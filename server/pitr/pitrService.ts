@@ -286,6 +286,7 @@ export class PitrService {
     const row = await this.pgRow(instanceId);
     if (row.type !== 'pg' || !this.archive) throw new HttpProblem(409, 'Restore drills need WAL archiving, which this instance does not have.');
     if (this.checks.running(instanceId)) throw new HttpProblem(409, `A drill or verification of ${row.name} runs now: wait for it to finish.`);
+    if (this.deps.instances.busy.has(instanceId)) throw new HttpProblem(409, 'Another operation is running on this instance: wait for it to finish.');
     const window = await this.window(instanceId);
     if (window.backups.length === 0) throw new HttpProblem(409, `${row.name} has no physical backup yet: there is nothing to ${kind === 'drill' ? 'restore' : 'verify'}.`);
     this.checks.begin(row, kind, window);

@@ -88,7 +88,14 @@ export class RecoveryChecks {
     try {
       plan = await this.deps.plan(row.id, { name: 'drill', target });
       const began = Date.now();
-      const outcome = await this.engine.restoreToPoint(this.deps.instances.runtime(row), copy.rt, { backupId: plan.backup.id, target });
+      // As for a restore: the source's user runs it, so no start of the source may end it meanwhile.
+      this.deps.instances.claim(row.id);
+      let outcome: Awaited<ReturnType<PgEngine['restoreToPoint']>>;
+      try {
+        outcome = await this.engine.restoreToPoint(this.deps.instances.runtime(row), copy.rt, { backupId: plan.backup.id, target });
+      } finally {
+        this.deps.instances.busy.delete(row.id);
+      }
       recoveryMs = Date.now() - began;
       await this.engine.start(copy.rt);
       const databases = await this.engine.countDatabases(copy.rt);
@@ -136,7 +143,7 @@ export class RecoveryChecks {
    * verification a day, the first ones once the first backup is an hour old.
    */
   async startDue(row: InstanceRow) {
-    if (this.work.size > 0) return;
+    if (this.work.size > 0 || this.deps.instances.busy.has(row.id)) return;
     const lastDrill = await lastRecoveryCheck(this.deps.db, row.id, 'drill');
     const lastVerify = await lastRecoveryCheck(this.deps.db, row.id, 'verify');
     const now = this.deps.clock().getTime();

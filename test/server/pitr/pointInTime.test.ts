@@ -216,7 +216,15 @@ describe('restores to a point', () => {
     process.kill(await world.enginePid(source.id), 'SIGKILL');
     fs.rmSync(path.join(world.dataDir, 'instances', source.id, 'data'), { recursive: true, force: true });
 
-    const copy = await restored({ name: 'orders-latest', target: 'latest' });
+    const res = await world.call('POST', `/instances/${source.id}/restore-point`, { name: 'orders-latest', target: 'latest' });
+    expect(res.statusCode).toBe(202);
+    // While the source's user restores it, no start of the source (by hand, or supervision's after
+    // the crash) may end that user's processes.
+    const start = await world.call('POST', `/instances/${source.id}/start`, {});
+    expect(start.statusCode).toBe(409);
+    expect(start.json().detail).toBe('Another operation is running on this instance: wait for it to finish.');
+    await world.service().idle();
+    const copy = await world.instance(res.json().id);
     expect(copy.status).toBe('running');
     expect(await sql(copy.id, 'select count(*)::int as n from latest_rows', 'app')).toEqual([{ n: 100 }]);
   });
