@@ -4,15 +4,12 @@ import path from 'node:path';
 import type { Backup, BackupCompletedPayload, BackupProgressPayload } from '../contracts/backups';
 import type { Instance, OperationCompletedPayload } from '../contracts/instances';
 import { buildApp } from '../server/app';
-import { startCookieSession } from '../server/auth/sessions';
-import { systemClock } from '../server/clock';
 import { openDb } from '../server/db/open';
-import { createUser } from '../server/db/users';
 import { pgSocketDir } from '../server/engines/pg';
 import { giveToEngineUser } from '../server/engines/processRunner';
 import { instanceUser } from '../server/engines/instanceUsers';
 import { InProcessBus } from '../server/hub/bus';
-import { sessionCookieName } from '../server/http/sessionCookie';
+import { adminApi } from './lib/adminApi';
 import { benchConfig } from './lib/benchConfig';
 import { pgTool, type PgToolTarget } from './lib/pgTool';
 import { recordPublished } from './lib/publishedEvents';
@@ -31,7 +28,6 @@ const minimumFullBytes = 300 * 1024 * 1024;
 const roundsArg = process.argv.find((a) => a.startsWith('--rounds='));
 const rounds = roundsArg ? Number(roundsArg.slice('--rounds='.length)) : quick ? 1 : 5;
 const database = 'bench';
-const password = 'Bench-Password-7';
 /** Away from the default range and the server tests' 16400+, so a dev server or a test run beside it does not collide. */
 const instancePorts = '17400-17499';
 const targetRatio = 1.1;
@@ -117,20 +113,7 @@ async function main() {
   };
   try {
     const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
-    const admin = await createUser(db, { email: 'admin@bench.local', password, role: 'admin' });
-    const session = await startCookieSession({ db, clock: systemClock }, admin.id, true, { ip: null, userAgent: null });
-    const cookie = `${sessionCookieName}=${session.token}`;
-
-    const api = async <T>(method: 'GET' | 'POST', url: string, body?: unknown): Promise<T> => {
-      const response = await fetch(baseUrl + url, {
-        method,
-        headers: { cookie, origin, accept: 'application/json', ...(body !== undefined && { 'content-type': 'application/json' }) },
-        ...(body !== undefined && { body: JSON.stringify(body) }),
-      });
-      const text = await response.text();
-      if (response.status >= 300) throw new Error(`${method} ${url}: ${response.status} ${text.slice(0, 300)}`);
-      return JSON.parse(text) as T;
-    };
+    const api = await adminApi(db, baseUrl, origin);
     /** Waits for the instance's operation of this kind to complete and answers the instance, which must be running. */
     const operated = async (instanceId: string, kind: string, timeoutMs: number) => {
       const { payload, at } = await whenPublished<OperationCompletedPayload>(

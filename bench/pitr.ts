@@ -7,18 +7,15 @@ import type { Backup, BackupCompletedPayload } from '../contracts/backups';
 import type { Instance, OperationCompletedPayload } from '../contracts/instances';
 import type { RecoveryTarget, RecoveryWindow, RestorePlan } from '../contracts/pitr';
 import { buildApp } from '../server/app';
-import { startCookieSession } from '../server/auth/sessions';
-import { systemClock } from '../server/clock';
 import { allInstanceRows } from '../server/db/instances';
 import { openDb } from '../server/db/open';
-import { createUser } from '../server/db/users';
 import type { InstanceRuntime } from '../server/engines/engine';
 import { instanceUser, removeInstanceUser } from '../server/engines/instanceUsers';
 import { pgSocketDir, pgSuperuserPassword } from '../server/engines/pg';
 import type { PgArchive } from '../server/engines/pgArchive';
 import { giveToEngineUser, isAlive } from '../server/engines/processRunner';
 import { InProcessBus } from '../server/hub/bus';
-import { sessionCookieName } from '../server/http/sessionCookie';
+import { adminApi } from './lib/adminApi';
 import { benchConfig } from './lib/benchConfig';
 import { loadAverage, median, percentile, table, whole } from './lib/figures';
 import { pgTool, type PgToolTarget } from './lib/pgTool';
@@ -40,7 +37,6 @@ const backupRounds = roundsArg ? Number(roundsArg.slice('--rounds='.length)) : q
 const restoreRounds = roundsArg ? Number(roundsArg.slice('--rounds='.length)) : quick ? 1 : 3;
 const minimumDatabaseBytes = 1024 * 1024 * 1024;
 const database = 'app';
-const password = 'Bench-Password-7';
 /** Away from the default range, the server tests' 16400+ and bench/backups' 17400+. */
 const instancePorts = '17500-17599';
 /** How far before the end of the write load the restore to a moment aims. */
@@ -210,20 +206,7 @@ async function main() {
 
   try {
     const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
-    const admin = await createUser(db, { email: 'admin@bench.local', password, role: 'admin' });
-    const session = await startCookieSession({ db, clock: systemClock }, admin.id, true, { ip: null, userAgent: null });
-    const cookie = `${sessionCookieName}=${session.token}`;
-
-    const api = async <T>(method: 'GET' | 'POST', url: string, body?: unknown): Promise<T> => {
-      const response = await fetch(baseUrl + url, {
-        method,
-        headers: { cookie, origin, accept: 'application/json', ...(body !== undefined && { 'content-type': 'application/json' }) },
-        ...(body !== undefined && { body: JSON.stringify(body) }),
-      });
-      const text = await response.text();
-      if (response.status >= 300) throw new Error(`${method} ${url}: ${response.status} ${text.slice(0, 400)}`);
-      return JSON.parse(text) as T;
-    };
+    const api = await adminApi(db, baseUrl, origin);
     /** Waits for the instance's operation of this kind to complete with the instance running. */
     const operated = async (instanceId: string, kind: string, timeoutMs: number) => {
       const { payload, at } = await whenPublished<OperationCompletedPayload>('OperationCompleted', (p) => p.instanceId === instanceId && p.kind === kind, timeoutMs);
