@@ -1,7 +1,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { admin } from './globalSetup';
 import { signIn } from './signIn';
 import { CrashableWarden } from './wardenProcess';
@@ -13,6 +13,17 @@ test.describe('a server restart under an open console', () => {
   test.beforeAll(async () => {
     warden = await CrashableWarden.start('resilience', admin);
   });
+
+  /** Signs in on the Instances screen, starts counting the page's reloads, then kills the server under it. */
+  async function signedInThenServerKilled(page: Page): Promise<{ count: number }> {
+    await page.goto(`${warden.url}/login`);
+    await signIn(page, admin);
+    await expect(page.getByRole('heading', { level: 1, name: 'Instances' })).toBeVisible();
+    const loads = { count: 0 };
+    page.on('load', () => (loads.count += 1));
+    await warden.kill();
+    return loads;
+  }
   test.afterAll(async () => {
     await warden.stop();
     if (newerBuild) rmSync(newerBuild, { recursive: true, force: true });
@@ -20,13 +31,7 @@ test.describe('a server restart under an open console', () => {
 
   test('a screen opened while the server is away waits for it, then shows by itself', async ({ page }) => {
     test.setTimeout(45_000);
-    await page.goto(`${warden.url}/login`);
-    await signIn(page, admin);
-    await expect(page.getByRole('heading', { level: 1, name: 'Instances' })).toBeVisible();
-    let reloads = 0;
-    page.on('load', () => (reloads += 1));
-
-    await warden.kill();
+    const loads = await signedInThenServerKilled(page);
     // The Clients screen's code has not been downloaded yet.
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Clients' }).click();
     await expect(page.getByRole('heading', { level: 1, name: 'Warden is restarting — reconnecting…' })).toBeVisible();
@@ -35,7 +40,7 @@ test.describe('a server restart under an open console', () => {
     await warden.startAgain();
     await expect(page.getByRole('heading', { level: 1, name: 'Clients' })).toBeVisible({ timeout: 15_000 });
     expect(new URL(page.url()).pathname).toBe('/clients');
-    expect(reloads).toBe(0); // the same build: it went on without reloading
+    expect(loads.count).toBe(0); // the same build: it went on without reloading
   });
 
   test('a server back with a newer build reloads the waiting page once, at its address, and the screen shows', async ({ page }) => {
@@ -50,13 +55,7 @@ test.describe('a server restart under an open console', () => {
     const newerId = `${running}newer`;
     writeFileSync(index, html.replace(running!, newerId));
 
-    await page.goto(`${warden.url}/login`);
-    await signIn(page, admin);
-    await expect(page.getByRole('heading', { level: 1, name: 'Instances' })).toBeVisible();
-    let reloads = 0;
-    page.on('load', () => (reloads += 1));
-
-    await warden.kill();
+    const loads = await signedInThenServerKilled(page);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Clients' }).click();
     await expect(page.getByRole('heading', { level: 1, name: 'Warden is restarting — reconnecting…' })).toBeVisible();
 
@@ -64,10 +63,10 @@ test.describe('a server restart under an open console', () => {
     await expect(page.getByRole('heading', { level: 1, name: 'Clients' })).toBeVisible({ timeout: 15_000 });
     expect(new URL(page.url()).pathname).toBe('/clients');
     await expect(page.locator('meta[name="warden-build"]')).toHaveAttribute('content', newerId);
-    expect(reloads).toBe(1);
+    expect(loads.count).toBe(1);
     // Never a second one: the waiting screen asked every 2 s, and the reloaded page runs what the server serves.
     await page.waitForTimeout(3_000);
     await expect(page.getByRole('heading', { level: 1, name: 'Clients' })).toBeVisible();
-    expect(reloads).toBe(1);
+    expect(loads.count).toBe(1);
   });
 });
