@@ -20,7 +20,8 @@ describe('role guard (SPEC §5)', () => {
   it('lets an admin open user administration', async () => {
     server.use(meHandler(admin));
     const { location } = renderApp('/admin/users/9');
-    expect(await heading('User')).toBeInTheDocument();
+    // The User screen, titled with the user's e-mail once loaded.
+    expect(await heading('una@example.com')).toBeInTheDocument();
     expect(location()).toBe('/admin/users/9');
   });
 

@@ -46,7 +46,9 @@ describe('routes (SPEC §2)', () => {
 
   it.each([
     ['/instances', 'Instances'],
-    ['/instances/42', 'Instance'],
+    // The Instance, Group and User screens are titled with what they show once it has loaded (their
+    // generic titles are only there while loading, and would be found and then replaced).
+    ['/instances/42', 'orders'],
     ['/instances/create', 'Create instance'],
     ['/instances/42/configuration', 'Configuration'],
     ['/instances/42/script', 'Script'],
@@ -54,13 +56,13 @@ describe('routes (SPEC §2)', () => {
     ['/instances/42/backups/files', 'File backups'],
     ['/instances-update', 'Instances update'],
     ['/groups', 'Groups'],
-    ['/groups/7', 'Group'],
+    ['/groups/7', 'payments'],
     ['/logs', 'Logs'],
     ['/backups', 'Backups'],
     ['/clients', 'Clients'],
     ['/profile', 'Profile'],
     ['/admin/users', 'Users'],
-    ['/admin/users/9', 'User'],
+    ['/admin/users/9', 'una@example.com'],
     ['/debug', 'Debug'],
   ])('shows %s as the %s screen', async (path, title) => {
     const { location } = renderApp(path);
