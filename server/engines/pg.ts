@@ -176,23 +176,22 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
     postgres: bin('postgres'),
     files: paths,
     // The managed configuration is written afresh at every start, so a server that gained archiving
-    // (or an instance whose archive settings changed) starts with it.
-    beforeStart: (rt) => {
+    // (or an instance whose archive settings changed) starts with it; its stanza is made (or found
+    // valid) from the stopped cluster's control file, so the first WAL it archives has a place.
+    beforeStart: async (rt) => {
       if (!fs.existsSync(path.join(paths(rt).data, 'PG_VERSION'))) return;
-      archiveOf(rt)?.prepare(rt, paths(rt).socket);
-      writeManagedConf(rt);
-    },
-    binds: (rt) => archiveOf(rt)?.binds(rt) ?? [],
-    afterStart: async (rt) => {
-      await ensureRoles(rt);
       const archiving = archiveOf(rt);
+      archiving?.prepare(rt, paths(rt).socket);
+      writeManagedConf(rt);
       if (!archiving) return;
       // A repository out of reach must not keep the instance down: its health says why instead.
       await archiving
-        .ensureStanza(rt, pgSuperuserPassword(rt))
+        .ensureStanza(rt)
         .then(() => stanzaProblems.delete(rt.id))
         .catch((error: unknown) => stanzaProblems.set(rt.id, (error as Error).message));
     },
+    binds: (rt) => archiveOf(rt)?.binds(rt) ?? [],
+    afterStart: (rt) => ensureRoles(rt),
   });
   const pid = postmaster.pid;
 

@@ -169,7 +169,8 @@ async function withServer<T>(
           await client.end().catch(() => undefined);
         }
       }
-      await sleep(250);
+      // Asked often: the restore is done the moment recovery promotes, and the question costs little.
+      await sleep(100);
     }
   } finally {
     await stop(pid);
@@ -185,6 +186,6 @@ function connectTo(input: PointRestoreInput, socket: string): Promise<Client> {
 async function stop(pid: number) {
   if (!isAlive(pid)) return;
   process.kill(pid, 'SIGINT');
-  for (let waited = 0; waited < 60_000 && isAlive(pid); waited += 100) await sleep(100);
+  for (let waited = 0; waited < 60_000 && isAlive(pid); waited += 25) await sleep(25);
   if (isAlive(pid)) process.kill(pid, 'SIGKILL');
 }

@@ -21,8 +21,8 @@ export interface PostmasterOptions {
   files: (rt: InstanceRuntime) => PostmasterFiles;
   /** Run after every start (the roles DESIGN §11 wants). */
   afterStart: (rt: InstanceRuntime) => Promise<void>;
-  /** Run before every start, while the server is down (its managed configuration rewritten). */
-  beforeStart?: (rt: InstanceRuntime) => void;
+  /** Run before every start, while the server is down (its managed configuration rewritten, its archive's stanza made). */
+  beforeStart?: (rt: InstanceRuntime) => void | Promise<void>;
   /** Folders outside the instance's the postmaster may write (its WAL archive's repository). */
   binds?: (rt: InstanceRuntime) => string[];
 }
@@ -81,14 +81,16 @@ export function pgPostmaster({ postgres, files, afterStart, beforeStart, binds }
     if (!fs.existsSync(f.startupLog)) writeInstanceFile(f.startupLog, '', { within: rt.dir, owner: instanceUser(rt) });
     const hostPid = await spawnDetached(instanceUser(rt), postgres, ['-D', f.data], f.startupLog, { binds: binds?.(rt) ?? [] });
     writeInstanceFile(f.pidFile, `${hostPid}\n`, { within: rt.dir });
-    for (let waited = 0; waited < readyWithinMs; waited += 100) {
+    // postmaster.pid is read every 25 ms: a start is waited on by whoever asked for it (a restore, a
+    // failover), and the file costs next to nothing to read.
+    for (let waited = 0; waited < readyWithinMs; waited += 25) {
       const status = postmasterStatus(f.data);
       if (status && status.startedAt >= spawnedAt && status.status === 'ready') return;
       if (!isAlive(hostPid)) {
         const why = newLines(f.startupLog, logged);
         throw new EngineError(`postgres did not start.${why ? `\n${why}` : ''}`);
       }
-      await sleep(100);
+      await sleep(25);
     }
     throw new EngineError('postgres did not become ready within 60 seconds: see the startup log.');
   }
@@ -98,7 +100,7 @@ export function pgPostmaster({ postgres, files, afterStart, beforeStart, binds }
     // An instance still run by the shared postgres user moves to its own user while stopped.
     migrateInstanceFolder(rt);
     await endLeftovers(rt);
-    beforeStart?.(rt);
+    await beforeStart?.(rt);
     const { startupLog } = files(rt);
     for (let attempt = 1; ; attempt++) {
       const logged = fs.existsSync(startupLog) ? fs.statSync(startupLog).size : 0;
@@ -141,7 +143,7 @@ export function pgPostmaster({ postgres, files, afterStart, beforeStart, binds }
       const current = pid(rt);
       if (current === null) return;
       process.kill(current, 'SIGINT');
-      for (let waited = 0; waited < stoppedWithinMs && isAlive(current); waited += 100) await sleep(100);
+      for (let waited = 0; waited < stoppedWithinMs && isAlive(current); waited += 25) await sleep(25);
       if (isAlive(current)) throw new EngineError('postgres did not shut down within 60 seconds.');
       fs.rmSync(files(rt).pidFile, { force: true });
     },
