@@ -39,6 +39,8 @@ export const Instance = Type.Object({
   engineVersion: Type.Union([Type.String(), Type.Null()]),
   host: Type.String(),
   port: Type.Integer(),
+  /** How many members the instance runs: 1, or an etcd cluster's 3 or 5. */
+  members: Type.Integer(),
   description: Type.String(),
   createdAt: Type.String(),
   createdBy: Type.Union([Type.String(), Type.Null()]),
@@ -77,6 +79,8 @@ export const CreateInstanceRequest = Type.Object(
     description: Type.Optional(Type.String({ maxLength: 1000 })),
     /** Initial configuration, checked like PUT …/config. */
     parameters: Type.Optional(parameterValues),
+    /** Members of the instance: 1 (default), or 3 or 5 for an etcd cluster with quorum. */
+    members: Type.Optional(Type.Integer({ minimum: 1, maximum: 5 })),
   },
   { additionalProperties: false },
 );
@@ -104,6 +108,27 @@ export const DeleteInstanceResponse = Type.Object({
 });
 export type DeleteInstanceResponse = Static<typeof DeleteInstanceResponse>;
 
+export const memberRoles = ['leader', 'sync_standby', 'replica', 'member'] as const;
+export const memberStates = ['running', 'stopped', 'unreachable'] as const;
+/** One member of an instance: a single instance has one, an etcd cluster 3 or 5. */
+export const InstanceMember = Type.Object({
+  /** 1-based: member 1 listens on the instance's own port. */
+  ordinal: Type.Integer(),
+  name: Type.String(),
+  /** etcd: the raft leader, or a member; a single PostgreSQL process leads itself. */
+  role: literals(memberRoles),
+  state: literals(memberStates),
+  host: Type.String(),
+  port: Type.Integer(),
+  /** Bytes of WAL a replica has not replayed yet (PostgreSQL); null where it does not apply. */
+  lagBytes: Type.Union([Type.Integer(), Type.Null()]),
+  timeline: Type.Union([Type.Integer(), Type.Null()]),
+  /** etcd: the member's raft index and its backend's size. */
+  raftIndex: Type.Union([Type.Integer(), Type.Null()]),
+  dbSizeBytes: Type.Union([Type.Integer(), Type.Null()]),
+});
+export type InstanceMember = Static<typeof InstanceMember>;
+
 /** The user people get on an etcd instance: read and write on every key, never root (DESIGN §11). */
 export const etcdOwnerUser = 'app';
 
@@ -116,6 +141,8 @@ export const ConnectionInfo = Type.Object({
   uri: Type.String(),
   /** A shell command that connects as `user` and asks for the password (psql, etcdctl). */
   command: Type.String(),
+  /** Every member's address (an etcd cluster's client URLs; one for a single member). */
+  endpoints: Type.Array(Type.String()),
 });
 export type ConnectionInfo = Static<typeof ConnectionInfo>;
 export const ConnectionSecret = Type.Object({ password: Type.String() });

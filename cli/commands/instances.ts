@@ -116,12 +116,13 @@ export function registerInstances(program: Command): void {
       .addOption(new Option('--type <type>', 'the engine').choices(instanceTypes).makeOptionMandatory())
       .option('--group <group>', 'the group (name or id); admins may leave it out')
       .option('--description <text>', 'what it is for')
+      .addOption(new Option('--members <count>', 'members: 1, or 3 or 5 for an etcd cluster').choices(['1', '3', '5']))
       .option('--param <name=value>', 'initial configuration (repeatable)', collectPairs),
   )
-    .addHelpText('after', '\nExamples:\n  $ warden instances create --type etcd --name settings\n  $ warden instances create --type pg --name shop --group team-a --param max_connections=50')
+    .addHelpText('after', '\nExamples:\n  $ warden instances create --type etcd --name settings\n  $ warden instances create --type etcd --name locks --members 3\n  $ warden instances create --type pg --name shop --group team-a --param max_connections=50')
     .action(
       async (
-        options: { name: string; type: Instance['type']; group?: string; description?: string; param?: Record<string, string> } & WaitOptions,
+        options: { name: string; type: Instance['type']; group?: string; description?: string; members?: string; param?: Record<string, string> } & WaitOptions,
         command: Command,
       ) => {
         const ctx = contextOf(command);
@@ -129,6 +130,7 @@ export function registerInstances(program: Command): void {
         const body: CreateInstanceRequest = { name: options.name, type: options.type };
         if (options.group !== undefined) body.groupId = await resolveGroupId(api, options.group);
         if (options.description !== undefined) body.description = options.description;
+        if (options.members !== undefined) body.members = Number(options.members);
         if (options.param) body.parameters = options.param;
         const accepted = await api.post<Instance>('/instances', body);
         await finishOperation(ctx, accepted, 'running', `Creating ${accepted.name}`, options);

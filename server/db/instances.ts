@@ -45,6 +45,7 @@ const instanceColumns = [
   'instances.group_id',
   'instances.engine_version',
   'instances.port',
+  'instances.member_ports',
   'instances.description',
   'instances.created_at',
   'instances.created_by',
@@ -70,6 +71,7 @@ export function toInstance(row: Pick<InstanceRow, InstanceColumn> & { group_name
     engineVersion: row.engine_version,
     host: '127.0.0.1',
     port: row.port,
+    members: 1 + memberPortsOf(row).length,
     description: row.description,
     createdAt: row.created_at,
     createdBy: row.created_by,
@@ -166,9 +168,9 @@ export async function listInstances(db: Db, query: InstanceListQuery): Promise<P
   return pageOf(query, total, rows.map(toInstance));
 }
 
-export async function insertInstance(db: Db, row: Omit<InstanceRow, 'version'>): Promise<void> {
+export async function insertInstance(db: Db, row: Omit<InstanceRow, 'version' | 'member_ports'> & { member_ports?: string | null }): Promise<void> {
   try {
-    await db.insertInto('instances').values({ ...row, version: 0 }).execute();
+    await db.insertInto('instances').values({ ...row, member_ports: row.member_ports ?? null, version: 0 }).execute();
   } catch (error) {
     if (/UNIQUE constraint failed: instances\.name|instances_name_key/.test(String(error))) {
       throw new DuplicateInstanceNameError(row.name);
@@ -200,8 +202,15 @@ export async function deleteInstanceRow(db: Db, id: string): Promise<void> {
 
 /** Every port handed out to an instance (client and peer). */
 export async function portsInUse(db: Db): Promise<Set<number>> {
-  const rows = await db.selectFrom('instances').select(['port', 'peer_port']).execute();
-  return new Set(rows.flatMap((r) => (r.peer_port === null ? [r.port] : [r.port, r.peer_port])));
+  const rows = await db.selectFrom('instances').select(['port', 'peer_port', 'member_ports']).execute();
+  return new Set(
+    rows.flatMap((r) => [r.port, ...(r.peer_port === null ? [] : [r.peer_port]), ...memberPortsOf(r).flatMap((m) => [m.port, m.peerPort])]),
+  );
+}
+
+/** The client and peer ports of a clustered instance's members after the first (none for a single member). */
+export function memberPortsOf(row: Pick<InstanceRow, 'member_ports'>): { port: number; peerPort: number }[] {
+  return row.member_ports ? (JSON.parse(row.member_ports) as { port: number; peerPort: number }[]) : [];
 }
 
 /** Creations per day (YYYY-MM-DD) and type in [from, to). */

@@ -436,6 +436,12 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('backup_schedules').addColumn('method', 'text', (c) => c.notNull().defaultTo('dump')).execute();
     },
   },
+  '0016_instance_members': {
+    async up(db) {
+      // The ports of the members after the first (an etcd cluster of 3 or 5); existing instances stay single.
+      await db.schema.alterTable('instances').addColumn('member_ports', 'text').execute();
+    },
+  },
 };
 
 /** Kysely's migrator over this build's migrations. */

@@ -136,6 +136,11 @@ export interface InstancesTable {
   port: number;
   /** etcd's peer port; null for pg. */
   peer_port: number | null;
+  /**
+   * The members after the first of a clustered instance (an etcd cluster of 3 or 5): JSON array of
+   * {port, peerPort}; null for a single member. The first member is `port`/`peer_port`.
+   */
+  member_ports: string | null;
   description: string;
   created_at: string;
   created_by: string | null;

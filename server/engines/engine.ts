@@ -1,4 +1,5 @@
 import type { BackupContents, RestoreSkip } from '../../contracts/backups';
+import type { InstanceMember } from '../../contracts/instances';
 import type { EngineBinaries } from './detect';
 import type { PitrOptions } from './pgArchive';
 
@@ -12,6 +13,8 @@ export interface InstanceRuntime {
   port: number;
   /** etcd's peer port; unused by pg. */
   peerPort?: number;
+  /** The members after the first of a clustered instance (an etcd cluster of 3 or 5); none for one member. */
+  members?: { port: number; peerPort: number }[];
   /** A throwaway copy (a verification, a script's sandbox): it keeps no WAL archive. */
   scratch?: boolean;
 }
@@ -103,6 +106,10 @@ export interface Engine {
   /** The folder the engine writes its JSON logs to. */
   logDir(rt: InstanceRuntime): string;
   remove(rt: InstanceRuntime): Promise<void>;
+  /** Each member as it is now (one for a single process): GET /instances/{id}/members. */
+  members(rt: InstanceRuntime): Promise<InstanceMember[]>;
+  /** Members of a running instance whose process is gone, which supervision starts again. */
+  stoppedMembers(rt: InstanceRuntime): number[];
 }
 
 /** How far a backup is: bytes written, percent when the total is known, and what it does now. */

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { EngineBinaries } from './detect';
+import type { InstanceMember } from '../../contracts/instances';
 import type { ApplyResult, ConfigParameter, Engine, EngineHealth, HealthCheck, InstanceRuntime } from './engine';
 import { ensureEtcdAuth, etcdRootEnv, giveCloneRoot, turnAuthOffForFirstStart } from './etcdAuth';
 import { writeInstanceFile } from './instanceFiles';
@@ -57,7 +58,37 @@ function asEtcd(user: EngineUser | null): EngineUser | null {
   return { ...user, limits: { ...limits, maxMemoryBytes: floor } };
 }
 
-const clientUrl = (rt: InstanceRuntime) => `http://127.0.0.1:${rt.port}`;
+
+/** One etcd process of an instance: the first member's folders are the instance's own (as for a single member). */
+interface Member {
+  /** 1-based; the first is the instance's port and folders. */
+  ordinal: number;
+  /** etcd's --name: the instance id for the first member (as ever), `<id>-<ordinal>` for the others. */
+  name: string;
+  port: number;
+  peerPort: number;
+  data: string;
+  pidFile: string;
+}
+
+const memberUrl = (m: Member) => `http://127.0.0.1:${m.port}`;
+const memberPeerUrl = (m: Member) => `http://127.0.0.1:${m.peerPort}`;
+
+/** Every member of the instance, first to last. */
+function membersOf(rt: InstanceRuntime): Member[] {
+  if (!rt.peerPort) throw new EngineError('An etcd instance needs a peer port.');
+  const p = paths(rt);
+  return [
+    { ordinal: 1, name: rt.id, port: rt.port, peerPort: rt.peerPort, data: p.data, pidFile: p.pidFile },
+    ...(rt.members ?? []).map((m, i) => {
+      const folder = path.join(rt.dir, 'members', String(i + 2));
+      return { ordinal: i + 2, name: `${rt.id}-${i + 2}`, port: m.port, peerPort: m.peerPort, data: path.join(folder, 'data'), pidFile: path.join(folder, 'etcd.pid') };
+    }),
+  ];
+}
+
+/** --initial-cluster for the instance's members: every one of them, as at the cluster's birth. */
+const initialCluster = (members: Member[]) => members.map((m) => `${m.name}=${memberPeerUrl(m)}`).join(',');
 
 function readFlags(rt: InstanceRuntime): Record<string, string> {
   try {
@@ -77,9 +108,9 @@ function makeInstanceFolder(rt: InstanceRuntime) {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function healthy(rt: InstanceRuntime): Promise<boolean> {
+async function healthy(rt: InstanceRuntime | Member): Promise<boolean> {
   try {
-    const res = await fetch(`${clientUrl(rt)}/health`, { signal: AbortSignal.timeout(2000) });
+    const res = await fetch(`http://127.0.0.1:${rt.port}/health`, { signal: AbortSignal.timeout(2000) });
     const body = (await res.json()) as { health?: string };
     return body.health === 'true';
   } catch {
@@ -91,56 +122,115 @@ export const etcdBackupFormat = 'warden-etcd-v1 (tar: manifest.json, snapshot.db
 
 /** etcd 3.4 (Debian's etcd-server) as a single member on loopback client and peer ports, zap JSON logs. */
 export function etcdEngine(binaries: EngineBinaries): Engine {
-  const pid = (rt: InstanceRuntime): number | null => {
+  const memberPid = (m: Pick<Member, 'pidFile'>): number | null => {
     try {
-      const value = Number(fs.readFileSync(paths(rt).pidFile, 'utf8').trim());
+      const value = Number(fs.readFileSync(m.pidFile, 'utf8').trim());
       return Number.isInteger(value) && value > 0 && isProcessOf(value, binaries.etcdBin) ? value : null;
     } catch {
       return null;
     }
   };
-
-  async function start(rt: InstanceRuntime) {
-    if (pid(rt) !== null) return;
-    if (!rt.peerPort) throw new EngineError('An etcd instance needs a peer port.');
-    // An instance still run by the shared postgres user moves to its own user while stopped.
-    migrateInstanceFolder(rt);
-    const p = paths(rt);
-    const peerUrl = `http://127.0.0.1:${rt.peerPort}`;
-    const args = [
-      `--name=${rt.id}`,
-      `--data-dir=${p.data}`,
-      `--listen-client-urls=${clientUrl(rt)}`,
-      `--advertise-client-urls=${clientUrl(rt)}`,
-      `--listen-peer-urls=${peerUrl}`,
-      `--initial-advertise-peer-urls=${peerUrl}`,
-      `--initial-cluster=${rt.id}=${peerUrl}`,
-      '--initial-cluster-state=new',
-      '--logger=zap',
-      '--log-outputs=stderr',
-      // Only flags of the list reach the command line, whatever the file holds.
-      ...Object.entries(readFlags(rt))
-        .filter(([name]) => settable.has(name))
-        .map(([name, value]) => `--${name}=${value}`),
-    ];
-    const childPid = await spawnDetached(asEtcd(instanceUser(rt)), binaries.etcdBin, args, path.join(p.logs, 'etcd.log'));
-    writeInstanceFile(p.pidFile, `${childPid}\n`, { within: rt.dir });
-    for (let waited = 0; waited < 30_000; waited += 200) {
-      if (await healthy(rt)) return ensureEtcdAuth(rt);
-      if (!isAlive(childPid)) break;
-      await sleep(200);
+  /** A running member's pid (the first's when it runs): the instance runs while any member does. */
+  const pid = (rt: InstanceRuntime): number | null => {
+    for (const m of rt.peerPort ? membersOf(rt) : [{ pidFile: paths(rt).pidFile }]) {
+      const found = memberPid(m);
+      if (found !== null) return found;
     }
-    const tail = fs.readFileSync(path.join(p.logs, 'etcd.log'), 'utf8').trim().split('\n').slice(-3).join('\n');
-    throw new EngineError(`etcd did not become healthy: ${tail}`);
+    return null;
+  };
+
+  /**
+   * Starts every member that is not running (all of them at the first start, which forms the
+   * cluster; one lost member later, which rejoins from its data folder) and waits until each answers
+   * /health, which a member of a cluster does once a leader is elected.
+   */
+  async function start(rt: InstanceRuntime) {
+    const members = membersOf(rt);
+    const stopped = members.filter((m) => memberPid(m) === null);
+    if (stopped.length === 0) return;
+    // An instance still run by the shared postgres user moves to its own user while stopped.
+    if (stopped.length === members.length) migrateInstanceFolder(rt);
+    const p = paths(rt);
+    const log = path.join(p.logs, 'etcd.log');
+    const flags = Object.entries(readFlags(rt))
+      // Only flags of the list reach the command line, whatever the file holds.
+      .filter(([name]) => settable.has(name))
+      .map(([name, value]) => `--${name}=${value}`);
+    const spawned = await Promise.all(
+      stopped.map(async (m) => {
+        // The other members' folders (members/<ordinal>) are the instance user's, like the first's.
+        for (const folder of m.ordinal === 1 ? [] : [path.dirname(path.dirname(m.pidFile)), path.dirname(m.pidFile)]) {
+          fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+          giveToEngineUser(instanceUser(rt), folder);
+        }
+        const args = [
+          `--name=${m.name}`,
+          `--data-dir=${m.data}`,
+          `--listen-client-urls=${memberUrl(m)}`,
+          `--advertise-client-urls=${memberUrl(m)}`,
+          `--listen-peer-urls=${memberPeerUrl(m)}`,
+          `--initial-advertise-peer-urls=${memberPeerUrl(m)}`,
+          // Read only when the data folder is new: a member that rejoins keeps the cluster it knows.
+          `--initial-cluster=${initialCluster(members)}`,
+          '--initial-cluster-state=new',
+          `--initial-cluster-token=${rt.id}`,
+          '--logger=zap',
+          '--log-outputs=stderr',
+          ...flags,
+        ];
+        // Every member writes to the instance's one log (appends of whole lines).
+        const childPid = await spawnDetached(asEtcd(instanceUser(rt)), binaries.etcdBin, args, log);
+        writeInstanceFile(m.pidFile, `${childPid}\n`, { within: rt.dir });
+        return { member: m, childPid };
+      }),
+    );
+    const waiting = new Set(spawned);
+    for (const deadline = Date.now() + 30_000; waiting.size > 0 && Date.now() < deadline; ) {
+      for (const s of [...waiting]) if (await healthy(s.member)) waiting.delete(s);
+      if ([...waiting].some((s) => !isAlive(s.childPid))) break;
+      if (waiting.size > 0) await sleep(200);
+    }
+    if (waiting.size === 0) return ensureEtcdAuth(rt);
+    const tail = fs.readFileSync(log, 'utf8').trim().split('\n').slice(-3).join('\n');
+    const which = members.length > 1 ? ` (member ${[...waiting].map((s) => s.member.ordinal).join(', ')})` : '';
+    throw new EngineError(`etcd did not become healthy${which}: ${tail}`);
   }
 
   async function stop(rt: InstanceRuntime) {
-    const current = pid(rt);
-    if (current === null) return;
-    // SIGTERM: etcd 3.4 dies on SIGHUP, and SIGTERM lets it close its database cleanly.
-    process.kill(current, 'SIGTERM');
-    for (let waited = 0; waited < 30_000 && isAlive(current); waited += 100) await sleep(100);
-    if (isAlive(current)) process.kill(current, 'SIGKILL');
+    await Promise.all(
+      membersOf(rt).map(async (m) => {
+        const current = memberPid(m);
+        if (current === null) return;
+        // SIGTERM: etcd 3.4 dies on SIGHUP, and SIGTERM lets it close its database cleanly.
+        process.kill(current, 'SIGTERM');
+        for (let waited = 0; waited < 30_000 && isAlive(current); waited += 100) await sleep(100);
+        if (isAlive(current)) process.kill(current, 'SIGKILL');
+      }),
+    );
+  }
+
+  /**
+   * A member as it answers now: its raft status over the client port's JSON gateway (maintenance
+   * status needs no credentials), or stopped / unreachable.
+   */
+  async function memberStatus(m: Member): Promise<InstanceMember> {
+    const base = { ordinal: m.ordinal, name: `member ${m.ordinal}`, host: '127.0.0.1', port: m.port, lagBytes: null, timeline: null };
+    if (memberPid(m) === null) return { ...base, role: 'member', state: 'stopped', raftIndex: null, dbSizeBytes: null };
+    try {
+      const res = await fetch(`${memberUrl(m)}/v3/maintenance/status`, { method: 'POST', body: '{}', signal: AbortSignal.timeout(2000) });
+      if (!res.ok) throw new Error(String(res.status));
+      const status = (await res.json()) as { header?: { member_id?: string }; leader?: string; raftIndex?: string; dbSize?: string };
+      const leads = status.leader !== undefined && status.leader !== '0' && status.leader === status.header?.member_id;
+      return { ...base, role: leads ? 'leader' : 'member', state: 'running', raftIndex: Number(status.raftIndex ?? 0), dbSizeBytes: Number(status.dbSize ?? 0) };
+    } catch {
+      return { ...base, role: 'member', state: 'unreachable', raftIndex: null, dbSizeBytes: null };
+    }
+  }
+
+  /** The first member that answers /health: the one a snapshot or a count reads from. */
+  async function healthyMember(rt: InstanceRuntime): Promise<Member | null> {
+    for (const m of membersOf(rt)) if (memberPid(m) !== null && (await healthy(m))) return m;
+    return null;
   }
 
   const parameters = async (rt: InstanceRuntime): Promise<ConfigParameter[]> => {
@@ -158,12 +248,14 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
    * is gone: etcdctl 3.4's `snapshot save` would otherwise wait for a dead member for as long as it runs.
    */
   async function etcdctlWhileAlive(source: InstanceRuntime, as: InstanceRuntime, binds: string[], ...args: string[]) {
+    // A cluster's snapshot comes from a healthy member (the first, when it is).
+    const member = (await healthyMember(source)) ?? membersOf(source)[0];
     const gone = new AbortController();
     const watch = setInterval(() => {
-      if (pid(source) === null) gone.abort();
+      if (memberPid(member) === null) gone.abort();
     }, 500);
     try {
-      return await run(asEtcd(instanceUser(as)), binaries.etcdctlBin, [`--endpoints=${clientUrl(source)}`, ...args], {
+      return await run(asEtcd(instanceUser(as)), binaries.etcdctlBin, [`--endpoints=${memberUrl(member)}`, ...args], {
         env: etcdRootEnv(source),
         timeoutMs: 60 * 60_000,
         signal: gone.signal,
@@ -244,13 +336,47 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
     async probe(rt): Promise<EngineHealth> {
       const checks: HealthCheck[] = [];
       const running = pid(rt) !== null;
-      checks.push({ name: 'process', level: running ? 'good' : 'error', message: running ? 'etcd is running' : 'etcd is not running' });
-      if (running) {
-        const ok = await healthy(rt);
-        checks.push({ name: 'health', level: ok ? 'good' : 'error', message: ok ? '/health answers true' : '/health does not answer true' });
+      const members = membersOf(rt);
+      if (members.length === 1) {
+        checks.push({ name: 'process', level: running ? 'good' : 'error', message: running ? 'etcd is running' : 'etcd is not running' });
+        if (running) {
+          const ok = await healthy(rt);
+          checks.push({ name: 'health', level: ok ? 'good' : 'error', message: ok ? '/health answers true' : '/health does not answer true' });
+        }
+        const level = checks.some((c) => c.level === 'error') ? 'error' : 'good';
+        return { running: running && level === 'good', level, checks };
       }
-      const level = checks.some((c) => c.level === 'error') ? 'error' : 'good';
-      return { running: running && level === 'good', level, checks };
+      // A cluster: each member, then the quorum. Losing fewer than a majority leaves it writable (warn).
+      const states = await Promise.all(members.map((m) => memberStatus(m)));
+      for (const s of states) {
+        checks.push(
+          s.state === 'running'
+            ? { name: `member ${s.ordinal}`, level: 'good', message: `${s.role === 'leader' ? 'leader' : 'member'}, raft index ${s.raftIndex}, ${s.dbSizeBytes} bytes` }
+            : { name: `member ${s.ordinal}`, level: 'warn', message: s.state === 'stopped' ? 'not running' : 'running, but does not answer' },
+        );
+      }
+      const answering = states.filter((s) => s.state === 'running').length;
+      const quorum = Math.floor(members.length / 2) + 1;
+      const hasLeader = states.some((s) => s.role === 'leader');
+      const quorate = answering >= quorum && hasLeader;
+      checks.push({
+        name: 'quorum',
+        level: quorate ? (answering === members.length ? 'good' : 'warn') : 'error',
+        message: quorate
+          ? `${answering} of ${members.length} members answer (a quorum is ${quorum})${answering < members.length ? ': writable, one more loss away from read-only' : ''}`
+          : `${answering} of ${members.length} members answer, fewer than a quorum of ${quorum}: the cluster cannot write`,
+      });
+      const level = checks.some((c) => c.level === 'error') ? 'error' : checks.some((c) => c.level === 'warn') ? 'warn' : 'good';
+      return { running: running && quorate, level, checks };
+    },
+
+    async members(rt) {
+      return Promise.all(membersOf(rt).map((m) => memberStatus(m)));
+    },
+
+    stoppedMembers(rt) {
+      const members = rt.peerPort ? membersOf(rt) : [];
+      return members.filter((m) => memberPid(m) === null).map((m) => m.ordinal);
     },
 
     parameters,
@@ -307,7 +433,7 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
 
     async backupDatabase(rt, dir, progress) {
       if (pid(rt) === null) throw new EngineError('The instance is not running: start it to take a database backup (or take a file backup of the stopped instance).');
-      const endpoint = `--endpoints=${clientUrl(rt)}`;
+      const endpoint = `--endpoints=${memberUrl((await healthyMember(rt)) ?? membersOf(rt)[0])}`;
       const status = JSON.parse((await etcdctl(rt, endpoint, 'endpoint', 'status', '-w', 'json')).stdout) as { Status?: { dbSize?: number } }[];
       const expected = status[0]?.Status?.dbSize ?? null;
       const snapshot = path.join(dir, 'snapshot.db');
@@ -353,14 +479,15 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
     },
 
     async inspect(rt) {
+      const member = (await healthyMember(rt)) ?? membersOf(rt)[0];
       const counted = JSON.parse(
-        (await etcdctl(rt, `--endpoints=${clientUrl(rt)}`, 'get', '', '--from-key', '--limit=1', '-w', 'json')).stdout,
+        (await etcdctl(rt, `--endpoints=${memberUrl(member)}`, 'get', '', '--from-key', '--limit=1', '-w', 'json')).stdout,
       ) as { header: { revision: number }; count?: number };
       return { revision: counted.header.revision, keyCount: counted.count ?? 0 };
     },
 
     fileBackupPaths(rt, withData) {
-      const wanted = withData ? ['etcd.flags.json', 'logs', 'data'] : ['etcd.flags.json', 'logs'];
+      const wanted = withData ? ['etcd.flags.json', 'logs', 'data', 'members'] : ['etcd.flags.json', 'logs'];
       return wanted.filter((relative) => fs.existsSync(path.join(rt.dir, relative)));
     },
 

@@ -476,6 +476,13 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
 
     logDir: (rt) => paths(rt).logs,
 
+    // One postmaster: the single member leads itself.
+    async members(rt) {
+      const state = pid(rt) === null ? 'stopped' : 'running';
+      return [{ ordinal: 1, name: 'member 1', role: 'leader', state, host: '127.0.0.1', port: rt.port, lagBytes: null, timeline: null, raftIndex: null, dbSizeBytes: null }];
+    },
+    stoppedMembers: () => [],
+
     async remove(rt) {
       if (pid(rt) !== null) throw new EngineError('The instance is running: stop it before removing it.');
       await archiveOf(rt)?.remove(rt);

@@ -24,6 +24,14 @@ export interface CreateInput {
   groupId: string | null;
   description: string;
   parameters: Record<string, string>;
+  /** 1, or 3 or 5 for an etcd cluster (copies are single members). */
+  members?: number;
+}
+
+/** Why a member count cannot be had for this engine, or null. */
+export function membersProblem(type: InstanceType, members: number): string | null {
+  if (type === 'etcd') return [1, 3, 5].includes(members) ? null : 'An etcd instance has 1, 3 or 5 members: an odd count keeps a quorum when one (or two) are lost.';
+  return members === 1 ? null : 'A PostgreSQL instance has 1 member here: clusters of PostgreSQL members are not offered yet.';
 }
 
 // Making instances: new ones, clones of a running instance's data, and clones from a backup.
@@ -37,6 +45,8 @@ export async function nameProblem(ctx: InstanceContext, name: string): Promise<s
 export async function createInstance(ctx: InstanceContext, input: CreateInput, author: string | null, isAdmin = false): Promise<Instance> {
   const problem = await nameProblem(ctx, input.name);
   if (problem) throw validationProblem({ name: [problem] });
+  const memberProblem = membersProblem(input.type, input.members ?? 1);
+  if (memberProblem) throw validationProblem({ members: [memberProblem] });
   const engine = ctx.engine(input.type);
   await ensureUsable(ctx, engine);
   if (Object.keys(input.parameters).length > 0) {
@@ -217,7 +227,10 @@ function insertCopy(ctx: InstanceContext, id: string, source: InstanceRow, name:
 
 async function insert(ctx: InstanceContext, id: string, input: CreateInput, author: string | null, kind: OperationKind): Promise<Instance> {
   const now = ctx.deps.clock().toISOString();
-  await ctx.ports.withPorts(input.type === 'etcd' ? 2 : 1, async ([port, peerPort]) => {
+  const members = input.members ?? 1;
+  // etcd takes a client and a peer port per member; the first member's are the instance's own.
+  await ctx.ports.withPorts(input.type === 'etcd' ? 2 * members : 1, async ([port, peerPort, ...more]) => {
+    const memberPorts = Array.from({ length: members - 1 }, (_, i) => ({ port: more[2 * i], peerPort: more[2 * i + 1] }));
     // Checked where inserts run one at a time, so two creations cannot both take the last place.
     if (input.groupId) await checkInstanceQuota(ctx.deps.db, input.groupId);
     try {
@@ -234,6 +247,7 @@ async function insert(ctx: InstanceContext, id: string, input: CreateInput, auth
         engine_version: null,
         port,
         peer_port: peerPort ?? null,
+        member_ports: memberPorts.length > 0 ? JSON.stringify(memberPorts) : null,
         description: input.description,
         created_at: now,
         created_by: author,

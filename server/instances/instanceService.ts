@@ -1,4 +1,4 @@
-import type { ConfigChange, Instance, InstanceConfig, InstanceStatus, OperationCompletedPayload, UpdateConfigResponse } from '../../contracts/instances';
+import type { ConfigChange, Instance, InstanceConfig, InstanceMember, InstanceStatus, OperationCompletedPayload, UpdateConfigResponse } from '../../contracts/instances';
 import type { InstanceType } from '../../contracts/instanceValues';
 import { inUnit } from '../../contracts/parameterUnits';
 import type { InstanceRow } from '../db/instances';
@@ -202,6 +202,11 @@ export class InstanceService extends InstanceContext {
     );
     if (Object.keys(changes).length === 0) throw new HttpProblem(409, `The configuration already matches revision ${revision}.`);
     return this.configure(id, changes, apply, author, isAdmin);
+  }
+
+  /** Each member of the instance as its engine sees it now. */
+  members(row: InstanceRow): Promise<InstanceMember[]> {
+    return this.engine(row.type).members(this.runtime(row));
   }
 
   revisions(id: string, page: number, pageSize: number) {

@@ -91,7 +91,8 @@ export class Supervisor {
     if (!row || row.status === 'unInitialized' || row.desired_state !== 'running' || row.operation_kind) return;
     const engine = this.ctx.engine(row.type);
     const rt = this.ctx.runtime(row);
-    if (engine.pid(rt) !== null) return;
+    // A cluster that lost a member still runs: the member's start is due all the same.
+    if (engine.pid(rt) !== null && engine.stoppedMembers(rt).length === 0) return;
     const state = this.ctx.crashes.get(id) ?? { at: [], nextStartAt: null, gaveUp: false, timer: null };
     this.ctx.crashes.set(id, state);
     if (state.gaveUp) return;

@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
 import { pgDefaultDatabase, pgOwnerRole } from '../../contracts/databases';
-import { ConnectionInfo, ConnectionSecret, etcdOwnerUser } from '../../contracts/instances';
+import { ConnectionInfo, ConnectionSecret, etcdOwnerUser, InstanceMember } from '../../contracts/instances';
 import { Problem } from '../../contracts/problem';
 import { hasRole } from '../../contracts/roles';
 import { audited } from '../authz/audited';
-import { findInstanceRow } from '../db/instances';
+import { findInstanceRow, memberPortsOf } from '../db/instances';
 import { etcdOwnerPassword, rotateEtcdOwnerPassword } from '../engines/etcdAuth';
 import { pgSuperuserPassword, pgSuperuserTarget } from '../engines/pg';
 import { pgOwnerPassword, rotateOwnerPassword } from '../engines/pgRoles';
@@ -32,14 +32,36 @@ export const instanceConnectionRoutes: InstanceRoutes = async (app, { ctx, authz
     '/:id/connection',
     { config: { access: 'user' }, schema: { tags, summary: 'How to connect as the owner (without the password)', params: IdParams, response: { 200: ConnectionInfo, 404: Problem } } },
     async (request) => {
-      const { type, host, port } = await visible(request, request.params.id);
+      const { id, type, host, port } = await visible(request, request.params.id);
       if (type === 'pg') {
         const uri = `postgresql://${pgOwnerRole}@${host}:${port}/${pgDefaultDatabase}`;
-        return { host, port, user: pgOwnerRole, database: pgDefaultDatabase, uri, command: `psql '${uri}'` };
+        return { host, port, user: pgOwnerRole, database: pgDefaultDatabase, uri, command: `psql '${uri}'`, endpoints: [`${host}:${port}`] };
       }
-      const uri = `http://${host}:${port}`;
-      // etcdctl asks for the password when --user names none, so it never reaches the shell's history.
-      return { host, port, user: etcdOwnerUser, database: null, uri, command: `etcdctl --endpoints=${uri} --user=${etcdOwnerUser} get --prefix --keys-only ''` };
+      const row = (await findInstanceRow(ctx.db, id))!;
+      const endpoints = [port, ...memberPortsOf(row).map((m) => m.port)].map((p) => `http://${host}:${p}`);
+      const uri = endpoints[0];
+      // etcdctl asks for the password when --user names none, so it never reaches the shell's history;
+      // given every member, it carries on through the loss of any of them.
+      return {
+        host,
+        port,
+        user: etcdOwnerUser,
+        database: null,
+        uri,
+        command: `etcdctl --endpoints=${endpoints.join(',')} --user=${etcdOwnerUser} get --prefix --keys-only ''`,
+        endpoints,
+      };
+    },
+  );
+
+  app.get(
+    '/:id/members',
+    { config: { access: 'user' }, schema: { tags, summary: 'Each member of the instance as it is now: role, state, address, raft index or lag', params: IdParams, response: { 200: Type.Array(InstanceMember), 404: Problem } } },
+    async (request) => {
+      const { id } = await visible(request, request.params.id);
+      const row = (await findInstanceRow(ctx.db, id))!;
+      if (row.status === 'unInitialized') return [];
+      return service.members(row);
     },
   );
 

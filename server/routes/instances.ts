@@ -94,12 +94,12 @@ export const instanceRoutes: InstanceRoutes = async (app, { ctx, authz, service 
       const instance = await audited(ctx, request, { action: 'instances.create', target: body.name }, async (note) => {
         const groupId = await checkGroup(request, body.groupId);
         const created = await service.create(
-          { name: body.name, type: body.type, groupId, description: body.description ?? '', parameters: body.parameters ?? {} },
+          { name: body.name, type: body.type, groupId, description: body.description ?? '', parameters: body.parameters ?? {}, members: body.members ?? 1 },
           await callerEmail(ctx.db, request),
           hasRole(principalOf(request), 'admin'),
         );
         note.target = created.id;
-        note.detail = { name: created.name, type: created.type, groupId };
+        note.detail = { name: created.name, type: created.type, groupId, members: created.members };
         return created;
       });
       return reply.code(202).send(instance);

@@ -66,12 +66,14 @@ export function ConnectionSection({ instance }: { instance: Pick<Instance, 'id' 
   if (connection.isLoading) body = <LoadingState label="Loading the connection details…" />;
   else if (!connection.data) body = <ErrorState title="Could not load the connection details." onRetry={connection.refetch} />;
   else {
-    const { host, port, user, database, uri, command } = connection.data;
+    const { host, port, user, database, uri, command, endpoints } = connection.data;
     body = (
       <Facts
         items={[
           ['Host', <Copyable value={host} what="host" />],
           ['Port', <Copyable value={port} what="port" />],
+          // A cluster: clients given every member carry on through the loss of any one.
+          ...(endpoints.length > 1 ? [['Endpoints', <Copyable value={endpoints.join(',')} what="endpoints" />] as [string, ReactNode]] : []),
           ['User', <Copyable value={user} what="user" />],
           ['Database', <Copyable value={database} what="database" />],
           ['Connection URI', <Copyable value={uri} what="connection URI" />],

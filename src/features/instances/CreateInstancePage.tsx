@@ -21,7 +21,7 @@ import { useCreateInstanceMutation } from './instancesApi';
 import { typeLabels } from './typeLabels';
 import { nameHint, useNameCheck } from './useNameCheck';
 
-const fields = ['name', 'type', 'groupId', 'description', 'parameters'];
+const fields = ['name', 'type', 'members', 'groupId', 'description', 'parameters'];
 
 /** The form's errors by field; a 409 is a name another instance has. */
 function createErrors(error: FetchBaseQueryError | SerializedError | undefined): FieldErrors {
@@ -45,6 +45,8 @@ export function CreateInstancePage() {
 
   const [name, setName] = useState('');
   const [type, setType] = useState<InstanceType>('pg');
+  // etcd runs as 1 member or a cluster of 3 or 5; PostgreSQL as one.
+  const [members, setMembers] = useState('1');
   // A group's "Add instance" opens this page with that group chosen.
   const [searchParams] = useSearchParams();
   const [groupId, setGroupId] = useState(() => searchParams.get('groupId') ?? '');
@@ -70,6 +72,7 @@ export function CreateInstancePage() {
       name,
       type,
       ...(groupId && { groupId }),
+      ...(type === 'etcd' && members !== '1' && { members: Number(members) }),
       ...(description.trim() && { description: description.trim() }),
       ...(rowNames.length > 0 && {
         parameters: Object.fromEntries(parameters.filter((row) => row.name.trim()).map((row) => [row.name.trim(), row.value])),
@@ -118,6 +121,20 @@ export function CreateInstancePage() {
             onChange={(value) => setType(value as InstanceType)}
             errors={errors.type}
           />
+
+          {type === 'etcd' && (
+            <SelectField
+              label="Members"
+              value={members}
+              options={[
+                { value: '1', label: '1 member' },
+                { value: '3', label: '3 members: writable with one lost' },
+                { value: '5', label: '5 members: writable with two lost' },
+              ]}
+              onChange={setMembers}
+              errors={errors.members}
+            />
+          )}
 
           <SelectField
             label="Group"

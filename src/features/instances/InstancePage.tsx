@@ -21,6 +21,7 @@ import { MonitoringSection } from '../monitoring/MonitoringSection';
 import { useHubGroup } from '../realtime/useHubGroup';
 import { ConfigurationSection } from './ConfigurationSection';
 import { ConnectionSection } from './ConnectionSection';
+import { MembersSection } from './MembersSection';
 import { DatabasesSection } from './DatabasesSection';
 import { InstanceActions } from './InstanceActions';
 import { InstanceDetailsForm } from './InstanceDetailsForm';
@@ -155,6 +156,7 @@ function InstanceDetail({ instance }: { instance: Instance }) {
           />
         </Section>
 
+        {instance.members > 1 && <MembersSection instance={instance} />}
         <MonitoringSection instance={instance} />
         <ConnectionSection instance={instance} />
         {instance.type === 'pg' && <DatabasesSection instance={instance} />}

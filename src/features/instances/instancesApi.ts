@@ -6,6 +6,7 @@ import type {
   DeleteInstanceResponse,
   Instance,
   InstanceConfig,
+  InstanceMember,
   IsLatestResponse,
   UpdateInstanceRequest,
   ValidateNameResponse,
@@ -29,9 +30,11 @@ const list = { type: 'Instance', id: 'LIST' } as const;
 const instance = (id: string) => ({ type: 'Instance', id }) as const;
 // The configuration of one instance is cached apart from the instance itself.
 const config = (id: string) => ({ type: 'Instance', id: `${id}/config` }) as const;
+// Its members too: read again whenever the hub says the instance changed (a member lost or back).
+const members = (id: string) => ({ type: 'Instance', id: `${id}/members` }) as const;
 
 /** The tags of this API, for the sagas and the configuration editor that invalidate them. */
-export const instanceTags = { list, instance, config };
+export const instanceTags = { list, instance, config, members };
 
 const path = (id: string, rest = '') => `/instances/${encodeURIComponent(id)}${rest}`;
 
@@ -106,6 +109,11 @@ export const instancesApi = baseApi.injectEndpoints({
       },
     }),
 
+    members: build.query<InstanceMember[], string>({
+      query: (id) => path(id, '/members'),
+      providesTags: (_result, _error, id) => [members(id)],
+    }),
+
     connection: build.query<ConnectionInfo, string>({
       query: (id) => path(id, '/connection'),
       providesTags: (_result, _error, id) => [instance(id)],
@@ -137,6 +145,7 @@ export const {
   useCloneInstanceMutation,
   useUpdateInstanceMutation,
   useRunInstanceActionMutation,
+  useMembersQuery,
   useConnectionQuery,
   useRevealPasswordMutation,
   useInstanceConfigQuery,

@@ -34,6 +34,10 @@ export function inertEngine(type: 'pg' | 'etcd'): Engine {
     clone: async () => undefined,
     logDir: (rt) => `${rt.dir}/logs`,
     remove: async () => undefined,
+    members: async (rt) => [
+      { ordinal: 1, name: 'member 1', role: 'leader', state: running.has(rt.id) ? 'running' : 'stopped', host: '127.0.0.1', port: rt.port, lagBytes: null, timeline: null, raftIndex: null, dbSizeBytes: null },
+    ],
+    stoppedMembers: () => [],
     backupDatabase: async (_rt, dir) => {
       fs.writeFileSync(path.join(dir, 'manifest.json'), '{"engine":"inert"}');
       return { format: 'inert', contents: { keyCount: 0 } };

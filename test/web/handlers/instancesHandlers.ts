@@ -17,6 +17,7 @@ export const anInstance = (overrides: Partial<Instance> = {}): Instance => ({
   health: { level: 'good', checks: [{ name: 'accepts connections', level: 'good', message: 'pg_isready: accepting connections' }] },
   groupId: 'g-1',
   groupName: 'payments',
+  members: 1,
   engineVersion: '16.4',
   host: '127.0.0.1',
   port: 15432,
@@ -64,6 +65,7 @@ export const aConnection = (overrides: Partial<ConnectionInfo> = {}): Connection
   database: 'app',
   uri: 'postgresql://app@127.0.0.1:15432/app',
   command: "psql 'postgresql://app@127.0.0.1:15432/app'",
+  endpoints: ['127.0.0.1:15432'],
   ...overrides,
 });
 

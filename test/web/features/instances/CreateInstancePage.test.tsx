@@ -106,6 +106,17 @@ describe('CreateInstancePage', () => {
     ]);
   });
 
+  it('offers etcd a cluster of 3 or 5 members, and PostgreSQL no member count', async () => {
+    const { user, created } = openCreate(admin);
+    await user.type(await nameField(), 'locks');
+    expect(screen.queryByRole('combobox', { name: 'Members' })).not.toBeInTheDocument();
+    await pickOption(user, screen.getByRole('combobox', { name: 'Type' }), 'etcd');
+    await pickOption(user, screen.getByRole('combobox', { name: 'Members' }), '3 members: writable with one lost');
+    expect(await screen.findByText('This name is available.')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Create' }));
+    await waitFor(() => expect(created).toEqual([{ name: 'locks', type: 'etcd', members: 3 }]));
+  });
+
   it('shows the server’s complaints beside the fields and keeps everything typed', async () => {
     const { user } = openCreate(admin);
     server.use(

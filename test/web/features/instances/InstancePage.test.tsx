@@ -265,7 +265,7 @@ describe('InstancePage', () => {
   it("gives etcd's owner user, an etcdctl command that asks for the password, and the password to members, never root's", async () => {
     const command = "etcdctl --endpoints=http://127.0.0.1:15479 --user=app get --prefix --keys-only ''";
     const { user, fake } = openInstance(admin, anInstance({ id: 'i-1', name: 'events', type: 'etcd' }), {
-      connection: { host: '127.0.0.1', port: 15479, user: 'app', database: null, uri: 'http://127.0.0.1:15479', command },
+      connection: { host: '127.0.0.1', port: 15479, user: 'app', database: null, uri: 'http://127.0.0.1:15479', command, endpoints: ['http://127.0.0.1:15479'] },
       password: 'Etcd-0wner',
     });
     await heading('events');
