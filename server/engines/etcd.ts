@@ -58,7 +58,6 @@ function asEtcd(user: EngineUser | null): EngineUser | null {
   return { ...user, limits: { ...limits, maxMemoryBytes: floor } };
 }
 
-
 /** One etcd process of an instance: the first member's folders are the instance's own (as for a single member). */
 interface Member {
   /** 1-based; the first is the instance's port and folders. */
@@ -120,7 +119,7 @@ async function healthy(rt: InstanceRuntime | Member): Promise<boolean> {
 
 export const etcdBackupFormat = 'warden-etcd-v1 (tar: manifest.json, snapshot.db from etcdctl snapshot save)';
 
-/** etcd 3.4 (Debian's etcd-server) as a single member on loopback client and peer ports, zap JSON logs. */
+/** etcd 3.4 (Debian's etcd-server): one member, or a cluster of 3 or 5, on loopback client and peer ports, zap JSON logs. */
 export function etcdEngine(binaries: EngineBinaries): Engine {
   const memberPid = (m: Pick<Member, 'pidFile'>): number | null => {
     try {
