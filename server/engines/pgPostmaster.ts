@@ -81,16 +81,14 @@ export function pgPostmaster({ postgres, files, afterStart, beforeStart, binds }
     if (!fs.existsSync(f.startupLog)) writeInstanceFile(f.startupLog, '', { within: rt.dir, owner: instanceUser(rt) });
     const hostPid = await spawnDetached(instanceUser(rt), postgres, ['-D', f.data], f.startupLog, { binds: binds?.(rt) ?? [] });
     writeInstanceFile(f.pidFile, `${hostPid}\n`, { within: rt.dir });
-    // postmaster.pid is read every 25 ms: a start is waited on by whoever asked for it (a restore, a
-    // failover), and the file costs next to nothing to read.
-    for (let waited = 0; waited < readyWithinMs; waited += 25) {
+    for (let waited = 0; waited < readyWithinMs; waited += 100) {
       const status = postmasterStatus(f.data);
       if (status && status.startedAt >= spawnedAt && status.status === 'ready') return;
       if (!isAlive(hostPid)) {
         const why = newLines(f.startupLog, logged);
         throw new EngineError(`postgres did not start.${why ? `\n${why}` : ''}`);
       }
-      await sleep(25);
+      await sleep(100);
     }
     throw new EngineError('postgres did not become ready within 60 seconds: see the startup log.');
   }
@@ -143,7 +141,7 @@ export function pgPostmaster({ postgres, files, afterStart, beforeStart, binds }
       const current = pid(rt);
       if (current === null) return;
       process.kill(current, 'SIGINT');
-      for (let waited = 0; waited < stoppedWithinMs && isAlive(current); waited += 25) await sleep(25);
+      for (let waited = 0; waited < stoppedWithinMs && isAlive(current); waited += 100) await sleep(100);
       if (isAlive(current)) throw new EngineError('postgres did not shut down within 60 seconds.');
       fs.rmSync(files(rt).pidFile, { force: true });
     },

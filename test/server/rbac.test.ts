@@ -118,6 +118,7 @@ const expectations: Record<string, Rule> = {
   'PUT /instances/{id}/pitr/settings': groupScoped(409),
   'GET /instances/{id}/is-latest': groupScoped(200),
   'GET /instances/{id}/connection': groupScoped(200),
+  'GET /instances/{id}/members': groupScoped(200),
   // Members get the owner role's password; ?role=superuser is an admin's (pgRoles.test.ts).
   'POST /instances/{id}/connection/secret': groupScoped(200),
   // These talk to the running server, which the inert engine does not run: past the access rule

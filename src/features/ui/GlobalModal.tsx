@@ -21,7 +21,10 @@ export function GlobalModal() {
   const Body = shown ? modalRegistry[shown.component] : undefined;
 
   return (
+    // One dialog per modal (keyed by its id): a modal that takes another's place gets a dialog of its
+    // own, so the leaving one's closing (its exit, a dismiss it reports late) cannot close the new one.
     <Dialog.Root
+      key={shown?.id ?? 'none'}
       open={modal !== null}
       onOpenChange={({ open }) => !open && close(undefined)}
       onExitComplete={() => !latest.current && setShown(null)}

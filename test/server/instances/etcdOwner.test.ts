@@ -44,6 +44,7 @@ describe('the owner user of an etcd instance', () => {
       database: null,
       uri: `http://127.0.0.1:${kv.port}`,
       command: `etcdctl --endpoints=http://127.0.0.1:${kv.port} --user=app get --prefix --keys-only ''`,
+      endpoints: [`http://127.0.0.1:${kv.port}`],
     });
     const password = await secret(member);
     etcdctl(memberOf(), ['put', 'feature/dark-mode', 'on'], { as: asOwner(password) });

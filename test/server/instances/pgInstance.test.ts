@@ -65,6 +65,7 @@ describe('a PostgreSQL instance', () => {
       database: 'app',
       uri: `postgresql://app@127.0.0.1:${alpha.port}/app`,
       command: `psql 'postgresql://app@127.0.0.1:${alpha.port}/app'`,
+      endpoints: [`127.0.0.1:${alpha.port}`],
     });
   });
 

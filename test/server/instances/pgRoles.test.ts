@@ -107,6 +107,7 @@ describe('the owner role of a PostgreSQL instance', () => {
       database: 'app',
       uri: `postgresql://app@127.0.0.1:${instance.port}/app`,
       command: `psql 'postgresql://app@127.0.0.1:${instance.port}/app'`,
+      endpoints: [`127.0.0.1:${instance.port}`],
     });
     const password = await secret(instance.id, member);
     const made = psql(instance.port, 'app', password, 'app', "create table notes (id int primary key, body text); insert into notes values (1, 'hello'); select count(*) from notes");
