@@ -40,11 +40,17 @@ function readPid(file: string): number | null {
   }
 }
 
-/** postmaster.pid's start time (line 3) and status (line 8), once the server has written them. */
+/**
+ * postmaster.pid's status (line 8) and when it was last written, once a server has written it. Its
+ * start time (line 3) counts whole seconds, so a server killed in the second a new one is spawned
+ * would pass for the new one; the file's own time tells them apart.
+ */
 function postmasterStatus(data: string) {
   try {
-    const lines = fs.readFileSync(`${data}/postmaster.pid`, 'utf8').split('\n');
-    return { startedAt: Number(lines[2]), status: (lines[7] ?? '').trim() };
+    const file = `${data}/postmaster.pid`;
+    const writtenAt = fs.statSync(file).mtimeMs;
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    return { writtenAt, status: (lines[7] ?? '').trim() };
   } catch {
     return null;
   }
@@ -76,19 +82,21 @@ export function pgPostmaster({ postgres, files, afterStart, beforeStart, binds }
    */
   async function spawnPostmaster(rt: InstanceRuntime, logged: number) {
     const f = files(rt);
-    const spawnedAt = Math.floor(Date.now() / 1000);
+    const spawnedAt = Date.now();
     // The instance's user owns its log, as when pg_ctl wrote it.
     if (!fs.existsSync(f.startupLog)) writeInstanceFile(f.startupLog, '', { within: rt.dir, owner: instanceUser(rt) });
     const hostPid = await spawnDetached(instanceUser(rt), postgres, ['-D', f.data], f.startupLog, { binds: binds?.(rt) ?? [] });
     writeInstanceFile(f.pidFile, `${hostPid}\n`, { within: rt.dir });
-    for (let waited = 0; waited < readyWithinMs; waited += 100) {
+    // Read every 25 ms: a start is waited on by whoever asked for it (a restore, a restart), and the
+    // file costs next to nothing to read. A dead server's file (written before the spawn) is not the answer.
+    for (let waited = 0; waited < readyWithinMs; waited += 25) {
       const status = postmasterStatus(f.data);
-      if (status && status.startedAt >= spawnedAt && status.status === 'ready') return;
+      if (status && status.writtenAt >= spawnedAt && status.status === 'ready') return;
       if (!isAlive(hostPid)) {
         const why = newLines(f.startupLog, logged);
         throw new EngineError(`postgres did not start.${why ? `\n${why}` : ''}`);
       }
-      await sleep(100);
+      await sleep(25);
     }
     throw new EngineError('postgres did not become ready within 60 seconds: see the startup log.');
   }
