@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { EngineBinaries } from './detect';
-import type { InstanceMember } from '../../contracts/instances';
 import type { ApplyResult, ConfigParameter, Engine, EngineHealth, HealthCheck, InstanceRuntime } from './engine';
 import { ensureEtcdAuth, etcdRootEnv, giveCloneRoot, turnAuthOffForFirstStart } from './etcdAuth';
 import { writeInstanceFile } from './instanceFiles';
@@ -10,6 +9,7 @@ import { checkValue, thisHost } from './parameterValues';
 import { EngineError, giveToEngineUser, isAlive, isProcessOf, run, spawnDetached } from './processRunner';
 import { instanceUser, migrateInstanceFolder, removeInstanceUser, type EngineUser } from './instanceUsers';
 import { instanceLimits } from './confinement';
+import { clusterHealth, healthy, initialCluster, memberPeerUrl, memberStatus, memberUrl, membersOf as membersAt, type Member } from './etcdMembers';
 
 /** The etcd flags an operator may set; every change needs a restart (etcd has no live reload). */
 export const etcdFlags: Omit<ConfigParameter, 'value' | 'apply'>[] = [
@@ -58,37 +58,6 @@ function asEtcd(user: EngineUser | null): EngineUser | null {
   return { ...user, limits: { ...limits, maxMemoryBytes: floor } };
 }
 
-/** One etcd process of an instance: the first member's folders are the instance's own (as for a single member). */
-interface Member {
-  /** 1-based; the first is the instance's port and folders. */
-  ordinal: number;
-  /** etcd's --name: the instance id for the first member (as ever), `<id>-<ordinal>` for the others. */
-  name: string;
-  port: number;
-  peerPort: number;
-  data: string;
-  pidFile: string;
-}
-
-const memberUrl = (m: Member) => `http://127.0.0.1:${m.port}`;
-const memberPeerUrl = (m: Member) => `http://127.0.0.1:${m.peerPort}`;
-
-/** Every member of the instance, first to last. */
-function membersOf(rt: InstanceRuntime): Member[] {
-  if (!rt.peerPort) throw new EngineError('An etcd instance needs a peer port.');
-  const p = paths(rt);
-  return [
-    { ordinal: 1, name: rt.id, port: rt.port, peerPort: rt.peerPort, data: p.data, pidFile: p.pidFile },
-    ...(rt.members ?? []).map((m, i) => {
-      const folder = path.join(rt.dir, 'members', String(i + 2));
-      return { ordinal: i + 2, name: `${rt.id}-${i + 2}`, port: m.port, peerPort: m.peerPort, data: path.join(folder, 'data'), pidFile: path.join(folder, 'etcd.pid') };
-    }),
-  ];
-}
-
-/** --initial-cluster for the instance's members: every one of them, as at the cluster's birth. */
-const initialCluster = (members: Member[]) => members.map((m) => `${m.name}=${memberPeerUrl(m)}`).join(',');
-
 function readFlags(rt: InstanceRuntime): Record<string, string> {
   try {
     return JSON.parse(fs.readFileSync(paths(rt).flags, 'utf8'));
@@ -107,15 +76,8 @@ function makeInstanceFolder(rt: InstanceRuntime) {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function healthy(rt: InstanceRuntime | Member): Promise<boolean> {
-  try {
-    const res = await fetch(`http://127.0.0.1:${rt.port}/health`, { signal: AbortSignal.timeout(2000) });
-    const body = (await res.json()) as { health?: string };
-    return body.health === 'true';
-  } catch {
-    return false;
-  }
-}
+/** The instance's members; the first keeps the instance's own data folder and pid file. */
+const membersOf = (rt: InstanceRuntime) => membersAt(rt, { data: paths(rt).data, pidFile: paths(rt).pidFile });
 
 export const etcdBackupFormat = 'warden-etcd-v1 (tar: manifest.json, snapshot.db from etcdctl snapshot save)';
 
@@ -208,23 +170,7 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
     );
   }
 
-  /**
-   * A member as it answers now: its raft status over the client port's JSON gateway (maintenance
-   * status needs no credentials), or stopped / unreachable.
-   */
-  async function memberStatus(m: Member): Promise<InstanceMember> {
-    const base = { ordinal: m.ordinal, name: `member ${m.ordinal}`, host: '127.0.0.1', port: m.port, lagBytes: null, timeline: null };
-    if (memberPid(m) === null) return { ...base, role: 'member', state: 'stopped', raftIndex: null, dbSizeBytes: null };
-    try {
-      const res = await fetch(`${memberUrl(m)}/v3/maintenance/status`, { method: 'POST', body: '{}', signal: AbortSignal.timeout(2000) });
-      if (!res.ok) throw new Error(String(res.status));
-      const status = (await res.json()) as { header?: { member_id?: string }; leader?: string; raftIndex?: string; dbSize?: string };
-      const leads = status.leader !== undefined && status.leader !== '0' && status.leader === status.header?.member_id;
-      return { ...base, role: leads ? 'leader' : 'member', state: 'running', raftIndex: Number(status.raftIndex ?? 0), dbSizeBytes: Number(status.dbSize ?? 0) };
-    } catch {
-      return { ...base, role: 'member', state: 'unreachable', raftIndex: null, dbSizeBytes: null };
-    }
-  }
+  const statuses = (members: Member[]) => Promise.all(members.map((m) => memberStatus(m, memberPid(m) !== null)));
 
   /** The first member that answers /health: the one a snapshot or a count reads from. */
   async function healthyMember(rt: InstanceRuntime): Promise<Member | null> {
@@ -345,33 +291,10 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
         const level = checks.some((c) => c.level === 'error') ? 'error' : 'good';
         return { running: running && level === 'good', level, checks };
       }
-      // A cluster: each member, then the quorum. Losing fewer than a majority leaves it writable (warn).
-      const states = await Promise.all(members.map((m) => memberStatus(m)));
-      for (const s of states) {
-        checks.push(
-          s.state === 'running'
-            ? { name: `member ${s.ordinal}`, level: 'good', message: `${s.role === 'leader' ? 'leader' : 'member'}, raft index ${s.raftIndex}, ${s.dbSizeBytes} bytes` }
-            : { name: `member ${s.ordinal}`, level: 'warn', message: s.state === 'stopped' ? 'not running' : 'running, but does not answer' },
-        );
-      }
-      const answering = states.filter((s) => s.state === 'running').length;
-      const quorum = Math.floor(members.length / 2) + 1;
-      const hasLeader = states.some((s) => s.role === 'leader');
-      const quorate = answering >= quorum && hasLeader;
-      checks.push({
-        name: 'quorum',
-        level: quorate ? (answering === members.length ? 'good' : 'warn') : 'error',
-        message: quorate
-          ? `${answering} of ${members.length} members answer (a quorum is ${quorum})${answering < members.length ? ': writable, one more loss away from read-only' : ''}`
-          : `${answering} of ${members.length} members answer, fewer than a quorum of ${quorum}: the cluster cannot write`,
-      });
-      const level = checks.some((c) => c.level === 'error') ? 'error' : checks.some((c) => c.level === 'warn') ? 'warn' : 'good';
-      return { running: running && quorate, level, checks };
+      return clusterHealth(await statuses(members), running);
     },
 
-    async members(rt) {
-      return Promise.all(membersOf(rt).map((m) => memberStatus(m)));
-    },
+    members: (rt) => statuses(membersOf(rt)),
 
     stoppedMembers(rt) {
       const members = rt.peerPort ? membersOf(rt) : [];

@@ -92,7 +92,9 @@ export class Supervisor {
     const engine = this.ctx.engine(row.type);
     const rt = this.ctx.runtime(row);
     // A cluster that lost a member still runs: the member's start is due all the same.
-    if (engine.pid(rt) !== null && engine.stoppedMembers(rt).length === 0) return;
+    const lostMembers = engine.pid(rt) === null ? null : engine.stoppedMembers(rt);
+    if (lostMembers?.length === 0) return;
+    const what = lostMembers ? `Member ${lostMembers.join(', ')} of the cluster stopped` : 'The engine process is gone';
     const state = this.ctx.crashes.get(id) ?? { at: [], nextStartAt: null, gaveUp: false, timer: null };
     this.ctx.crashes.set(id, state);
     if (state.gaveUp) return;
@@ -119,7 +121,7 @@ export class Supervisor {
         level: 'warning',
         instanceId: id,
         handler: 'supervisor',
-        message: `The engine process is gone (crash ${state.at.length} within ${crashWindowMs / 60_000} minutes; at ${crashBurst} it is left offline): starting it again in ${delay / 1000} s.`,
+        message: `${what} (crash ${state.at.length} within ${crashWindowMs / 60_000} minutes; at ${crashBurst} it is left offline): starting it again in ${delay / 1000} s.`,
         properties: { crashes: state.at.length, delayMs: delay },
       });
       return;

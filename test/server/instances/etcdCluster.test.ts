@@ -102,6 +102,8 @@ describe('an etcd cluster of three members', () => {
     }
     expect(back).toBe(true);
     expect(pidOf(leader.ordinal)).not.toBe(pid);
+    const logged = (await world.call('GET', `/instances/${cluster.id}/logs?handler=supervisor`)).json().items.map((e: { message: string }) => e.message);
+    expect(logged.some((m: string) => m.startsWith(`Member ${leader.ordinal} of the cluster stopped (crash 1 within`))).toBe(true);
     expect(onMember(leader.port, 'get', 'during', '--print-value-only', '--consistency=s').stdout.trim()).toBe('one-lost');
     await world.service().probeAll();
     expect((await world.instance(cluster.id)).health.level).toBe('good');
