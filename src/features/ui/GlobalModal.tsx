@@ -27,6 +27,10 @@ export function GlobalModal() {
       key={shown?.id ?? 'none'}
       open={modal !== null}
       onOpenChange={({ open }) => !open && close(undefined)}
+      // Escape, the close button and a click on the backdrop dismiss it; focus leaving does not: the
+      // dialog that closed just before hands focus back to the page a moment later, and that is not
+      // the person leaving this one (its focus trap brings focus back).
+      onFocusOutside={(event) => event.preventDefault()}
       onExitComplete={() => !latest.current && setShown(null)}
       placement="center"
       lazyMount

@@ -4,7 +4,8 @@ import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { ReactNode } from 'react';
 import { Provider } from 'react-redux';
-import createSagaMiddleware from 'redux-saga';
+import createSagaMiddleware, { type SagaIterator } from 'redux-saga';
+import { call } from 'redux-saga/effects';
 import { headerBottomVar, PageHeader } from '../../../../src/components/PageHeader';
 import { Overlays } from '../../../../src/features/ui/Overlays';
 import { showModal } from '../../../../src/features/ui/showModal';
@@ -27,7 +28,8 @@ function renderOverlays(screenContent?: ReactNode) {
     </Provider>,
   );
   const show = (request: ModalRequest) => sagaMiddleware.run(showModal, request).toPromise();
-  return { store, show, unmount };
+  const ask = (saga: () => SagaIterator<unknown>) => sagaMiddleware.run(saga).toPromise();
+  return { store, show, ask, unmount };
 }
 
 const deleteGroup: ModalRequest = {
@@ -38,6 +40,8 @@ const deleteGroup: ModalRequest = {
 };
 
 describe('Overlays', () => {
+  afterEach(() => jest.restoreAllMocks());
+
   it('shows a failure toast as an alert, another as a status, and dismisses one', async () => {
     const { store } = renderOverlays();
     const user = userEvent.setup();
@@ -158,5 +162,34 @@ describe('Overlays', () => {
     });
     await expect(replaced).resolves.toBeUndefined();
     expect(await screen.findByRole('dialog', { name: 'Something else' })).toBeInTheDocument();
+  });
+
+  it('keeps a modal that opens the moment the last one closed, through the last one’s return of focus', async () => {
+    const { store, ask } = renderOverlays(<button type="button">Delete row</button>);
+    const user = userEvent.setup();
+    screen.getByRole('button', { name: 'Delete row' }).focus();
+    // A frame may come before the last dialog's deferred return of focus; here it always does.
+    jest.spyOn(window, 'requestAnimationFrame').mockImplementation((callback) => {
+      queueMicrotask(() => callback(performance.now()));
+      return 0;
+    });
+
+    // The server answers at once: the next question opens before the first dialog hands focus back.
+    let answers!: Promise<unknown>;
+    act(() => {
+      answers = ask(function* twoQuestions() {
+        const first: unknown = yield call(showModal, deleteGroup);
+        const second: unknown = yield call(showModal, { ...deleteGroup, title: 'Delete group anyway?', props: { confirmLabel: 'Delete anyway', destructive: true } });
+        return [first, second];
+      });
+    });
+    await user.click(within(await screen.findByRole('dialog', { name: 'Delete group?' })).getByRole('button', { name: 'Delete' }));
+    const anyway = await screen.findByRole('dialog', { name: 'Delete group anyway?' });
+    await act(() => new Promise((resolve) => setTimeout(resolve, 50)));
+
+    expect(store.getState().ui.modal?.title).toBe('Delete group anyway?');
+    await waitFor(() => expect(anyway).toContainElement(document.activeElement as HTMLElement));
+    await user.click(within(anyway).getByRole('button', { name: 'Delete anyway' }));
+    await expect(answers).resolves.toEqual([true, true]);
   });
 });
