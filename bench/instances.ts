@@ -98,6 +98,7 @@ function instanceRow(index: number, createdAt: number, groupIds: string[]): Inst
     health_level: health,
     health_checks: JSON.stringify(checks),
     member_ports: null,
+    cluster: null,
     // A few instances are in no group: an admin's alone.
     group_id: random() < 0.02 ? null : random() < bigGroupShare ? groupIds[0] : pick(groupIds.slice(1)),
     engine_version: type === 'pg' ? pick(['15.8', '16.4', '17.2']) : pick(['3.5.15', '3.5.16']),

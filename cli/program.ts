@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerAuth } from './commands/auth';
 import { registerBackups } from './commands/backups';
+import { registerCluster } from './commands/cluster';
 import { registerConfig } from './commands/config';
 import { registerDatabases } from './commands/databases';
 import { registerInstances } from './commands/instances';
@@ -41,6 +42,7 @@ Examples:
     );
   registerAuth(program);
   registerInstances(program);
+  registerCluster(program);
   registerConfig(program);
   registerBackups(program);
   registerPitr(program);

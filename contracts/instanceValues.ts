@@ -9,7 +9,24 @@ export type HealthLevel = (typeof healthLevels)[number];
 /** What an instance should be doing; the supervisor moves `status` toward it. */
 export const desiredStates = ['running', 'stopped'] as const;
 export type DesiredState = (typeof desiredStates)[number];
-export const operationKinds = ['create', 'start', 'stop', 'restart', 'reload', 'configure', 'clone', 'update', 'delete'] as const;
+export const operationKinds = [
+  'create',
+  'start',
+  'stop',
+  'restart',
+  'reload',
+  'configure',
+  'clone',
+  'update',
+  'delete',
+  // A PostgreSQL cluster's (Patroni's) own.
+  'switchover',
+  'failover',
+  'pause',
+  'resume',
+  'restartMember',
+  'reinitializeMember',
+] as const;
 export type OperationKind = (typeof operationKinds)[number];
 
 /** DESIGN §5: 3–40 characters, lower-case letters, digits and '-', starting with a letter. */

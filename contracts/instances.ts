@@ -1,3 +1,4 @@
+import { clusterPresetNames } from './clusters';
 import { Type, type Static } from 'typebox';
 import { PageQuery } from './page';
 import {
@@ -79,8 +80,14 @@ export const CreateInstanceRequest = Type.Object(
     description: Type.Optional(Type.String({ maxLength: 1000 })),
     /** Initial configuration, checked like PUT …/config. */
     parameters: Type.Optional(parameterValues),
-    /** Members of the instance: 1 (default), or 3 or 5 for an etcd cluster with quorum. */
+    /** Members of the instance: 1 (default), 3 or 5 for an etcd cluster with quorum, 2 to 5 for a PostgreSQL cluster on Patroni. */
     members: Type.Optional(Type.Integer({ minimum: 1, maximum: 5 })),
+    /** PostgreSQL clusters: the etcd instance of the same group that keeps the leader lock. */
+    dcsInstanceId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    /** PostgreSQL clusters: a commit is acknowledged once a standby has it too (Patroni's synchronous_mode). */
+    synchronous: Type.Optional(Type.Boolean()),
+    /** PostgreSQL clusters: failover timing (contracts/clusters.ts); fast unless given. */
+    failoverPreset: Type.Optional(literals(clusterPresetNames)),
   },
   { additionalProperties: false },
 );
@@ -143,6 +150,11 @@ export const ConnectionInfo = Type.Object({
   command: Type.String(),
   /** Every member's address (an etcd cluster's client URLs; one for a single member). */
   endpoints: Type.Array(Type.String()),
+  /** A PostgreSQL cluster's stable addresses (HAProxy): the leader's, and the replicas'. */
+  readWrite: Type.Optional(Type.String()),
+  readOnly: Type.Optional(Type.String()),
+  /** A PostgreSQL cluster's libpq URI naming every member, for clients that need no proxy. */
+  multiHostUri: Type.Optional(Type.String()),
 });
 export type ConnectionInfo = Static<typeof ConnectionInfo>;
 export const ConnectionSecret = Type.Object({ password: Type.String() });

@@ -33,6 +33,8 @@ async function main(): Promise<void> {
     isDebian: existsSync('/etc/debian_version'),
     hasBubblewrap: existsSync('/usr/bin/bwrap'),
     hasPgBackRest: config.pitr?.enabled === false || existsSync(config.pitr?.bin ?? '/usr/bin/pgbackrest'),
+    hasPatroni: existsSync('/usr/bin/patroni'),
+    hasHaproxy: existsSync('/usr/sbin/haproxy'),
     run: runStreamed,
     print: (line) => console.log(line),
   });

@@ -32,6 +32,7 @@ import { debugRoutes } from './routes/debug';
 import { groupRoutes } from './routes/groups';
 import { healthRoutes } from './routes/health';
 import { outboxRoutes } from './routes/outbox';
+import { instanceClusterRoutes } from './routes/instanceCluster';
 import { instanceConnectionRoutes } from './routes/instanceConnection';
 import { instanceRoutes } from './routes/instances';
 import { pitrRoutes } from './routes/pitr';
@@ -216,6 +217,7 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
   app.register(groupRoutes, { prefix: '/groups', ctx, authz, instances: groupInstances });
   app.register(instanceRoutes, { prefix: '/instances', ctx, authz, service: instances });
   app.register(instanceConnectionRoutes, { prefix: '/instances', ctx, authz, service: instances });
+  app.register(instanceClusterRoutes, { prefix: '/instances', ctx, authz, service: instances });
   app.register(instanceConfigRoutes, { prefix: '/instances', ctx, authz, service: instances });
   app.register(databaseRoutes, { prefix: '/instances', ctx, authz, service: instances });
   app.register(instanceBackupRoutes, { prefix: '/instances', ctx, authz, service: backups });

@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { clusterPresetNames, type ClusterPresetName } from '../../contracts/clusters';
 import type { ConnectionInfo, CreateInstanceRequest, DeleteInstanceResponse, Instance } from '../../contracts/instances';
 import { instanceStatuses, instanceTypes, type InstanceStatus } from '../../contracts/instanceValues';
 import type { PageOf } from '../../contracts/page';
@@ -37,6 +38,9 @@ function instanceFields(i: Instance, connection: ConnectionInfo | null): string 
     ['User', connection?.user],
     // It asks for the password (revealed in the console), so none is printed here.
     ['Command', connection?.command],
+    ['Read-write', connection?.readWrite],
+    ['Read-only', connection?.readOnly],
+    ['Multi-host', connection?.multiHostUri],
     ['Size', formatBytes(i.sizeBytes)],
     ['Last backup', i.lastBackupAt],
     ['Created', `${i.createdAt}${i.createdBy ? ` by ${i.createdBy}` : ''}`],
@@ -58,7 +62,7 @@ async function allInstances(api: ApiClient, query: Record<string, string | undef
 const outcome: Record<string, InstanceStatus> = { start: 'running', stop: 'stopped', restart: 'running', 'reload-configuration': 'running' };
 
 /** Prints the accepted operation, or waits for it and prints where the instance ended up. */
-async function finishOperation(ctx: Ctx, accepted: Instance, expected: InstanceStatus, what: string, options: WaitOptions): Promise<void> {
+export async function finishOperation(ctx: Ctx, accepted: Instance, expected: InstanceStatus, what: string, options: WaitOptions): Promise<void> {
   if (!options.wait) {
     ctx.out.result(accepted, () => `${what}: accepted (${accepted.name}, ${accepted.id}).`);
     return;
@@ -68,7 +72,7 @@ async function finishOperation(ctx: Ctx, accepted: Instance, expected: InstanceS
   ctx.out.result(done, () => `${what}: done, ${done.name} is ${done.status}.`);
 }
 
-const addWaitOptions = (command: Command) =>
+export const addWaitOptions = (command: Command) =>
   command.option('--no-wait', waitHelp.noWait).option('--timeout <seconds>', waitHelp.timeout, positiveInteger, 600);
 
 export function registerInstances(program: Command): void {
@@ -116,13 +120,26 @@ export function registerInstances(program: Command): void {
       .addOption(new Option('--type <type>', 'the engine').choices(instanceTypes).makeOptionMandatory())
       .option('--group <group>', 'the group (name or id); admins may leave it out')
       .option('--description <text>', 'what it is for')
-      .addOption(new Option('--members <count>', 'members: 1, or 3 or 5 for an etcd cluster').choices(['1', '3', '5']))
+      .addOption(new Option('--members <count>', 'members: 1, 3 or 5 for an etcd cluster, 2 to 5 for a PostgreSQL cluster').choices(['1', '2', '3', '4', '5']))
+      .option('--dcs <instance>', 'a PostgreSQL cluster: the etcd instance of its group that keeps its leader lock (name or id)')
+      .option('--sync', 'a PostgreSQL cluster: synchronous replication (no acknowledged commit lost in a failover; slower writes)')
+      .addOption(new Option('--failover-timing <preset>', 'a PostgreSQL cluster: how fast a lost leader is replaced').choices(clusterPresetNames))
       .option('--param <name=value>', 'initial configuration (repeatable)', collectPairs),
   )
-    .addHelpText('after', '\nExamples:\n  $ warden instances create --type etcd --name settings\n  $ warden instances create --type etcd --name locks --members 3\n  $ warden instances create --type pg --name shop --group team-a --param max_connections=50')
+    .addHelpText('after', '\nExamples:\n  $ warden instances create --type etcd --name settings\n  $ warden instances create --type etcd --name locks --members 3\n  $ warden instances create --type pg --name orders --members 3 --dcs locks --sync\n  $ warden instances create --type pg --name shop --group team-a --param max_connections=50')
     .action(
       async (
-        options: { name: string; type: Instance['type']; group?: string; description?: string; members?: string; param?: Record<string, string> } & WaitOptions,
+        options: {
+          name: string;
+          type: Instance['type'];
+          group?: string;
+          description?: string;
+          members?: string;
+          dcs?: string;
+          sync?: boolean;
+          failoverTiming?: ClusterPresetName;
+          param?: Record<string, string>;
+        } & WaitOptions,
         command: Command,
       ) => {
         const ctx = contextOf(command);
@@ -131,6 +148,9 @@ export function registerInstances(program: Command): void {
         if (options.group !== undefined) body.groupId = await resolveGroupId(api, options.group);
         if (options.description !== undefined) body.description = options.description;
         if (options.members !== undefined) body.members = Number(options.members);
+        if (options.dcs !== undefined) body.dcsInstanceId = (await resolveInstance(api, options.dcs)).id;
+        if (options.sync) body.synchronous = true;
+        if (options.failoverTiming !== undefined) body.failoverPreset = options.failoverTiming;
         if (options.param) body.parameters = options.param;
         const accepted = await api.post<Instance>('/instances', body);
         await finishOperation(ctx, accepted, 'running', `Creating ${accepted.name}`, options);

@@ -1,3 +1,4 @@
+import type { ClusterSpec } from '../engines/pgCluster';
 import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Health, HealthCheck, Instance, InstanceStatus, OperationKind } from '../../contracts/instances';
 import type { InstanceType } from '../../contracts/instanceValues';
@@ -46,6 +47,7 @@ const instanceColumns = [
   'instances.engine_version',
   'instances.port',
   'instances.member_ports',
+  'instances.cluster',
   'instances.description',
   'instances.created_at',
   'instances.created_by',
@@ -168,9 +170,12 @@ export async function listInstances(db: Db, query: InstanceListQuery): Promise<P
   return pageOf(query, total, rows.map(toInstance));
 }
 
-export async function insertInstance(db: Db, row: Omit<InstanceRow, 'version' | 'member_ports'> & { member_ports?: string | null }): Promise<void> {
+export async function insertInstance(
+  db: Db,
+  row: Omit<InstanceRow, 'version' | 'member_ports' | 'cluster'> & { member_ports?: string | null; cluster?: string | null },
+): Promise<void> {
   try {
-    await db.insertInto('instances').values({ ...row, member_ports: row.member_ports ?? null, version: 0 }).execute();
+    await db.insertInto('instances').values({ ...row, member_ports: row.member_ports ?? null, cluster: row.cluster ?? null, version: 0 }).execute();
   } catch (error) {
     if (/UNIQUE constraint failed: instances\.name|instances_name_key/.test(String(error))) {
       throw new DuplicateInstanceNameError(row.name);
@@ -202,10 +207,28 @@ export async function deleteInstanceRow(db: Db, id: string): Promise<void> {
 
 /** Every port handed out to an instance (client and peer). */
 export async function portsInUse(db: Db): Promise<Set<number>> {
-  const rows = await db.selectFrom('instances').select(['port', 'peer_port', 'member_ports']).execute();
+  const rows = await db.selectFrom('instances').select(['port', 'peer_port', 'member_ports', 'cluster']).execute();
   return new Set(
-    rows.flatMap((r) => [r.port, ...(r.peer_port === null ? [] : [r.peer_port]), ...memberPortsOf(r).flatMap((m) => [m.port, m.peerPort])]),
+    rows.flatMap((r) => [r.port, ...(r.peer_port === null ? [] : [r.peer_port]), ...memberPortsOf(r).flatMap((m) => [m.port, m.peerPort]), ...clusterPortsOf(r)]),
   );
+}
+
+/** A PostgreSQL cluster's read-write and read-only addresses' ports. */
+function clusterPortsOf(row: Pick<InstanceRow, 'cluster'>): number[] {
+  const spec = clusterSpecOf(row);
+  return spec ? [spec.readWritePort, spec.readOnlyPort] : [];
+}
+
+/** The PostgreSQL clusters whose leader lock an etcd instance keeps. */
+export async function clustersRelyingOn(db: Db, etcdId: string): Promise<Pick<InstanceRow, 'id' | 'name'>[]> {
+  // The id is a UUID (no LIKE wildcards); the JSON is read again to be sure of the field.
+  const rows = await db.selectFrom('instances').select(['id', 'name', 'cluster']).where('cluster', 'like', `%${etcdId}%`).execute();
+  return rows.filter((row) => clusterSpecOf(row)?.dcsInstanceId === etcdId).map(({ id, name }) => ({ id, name }));
+}
+
+/** A PostgreSQL cluster's consensus store, addresses and timing; null for every other instance. */
+export function clusterSpecOf(row: Pick<InstanceRow, 'cluster'>): ClusterSpec | null {
+  return row.cluster ? (JSON.parse(row.cluster) as ClusterSpec) : null;
 }
 
 /** The client and peer ports of a clustered instance's members after the first (none for a single member). */

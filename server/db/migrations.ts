@@ -442,6 +442,12 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('instances').addColumn('member_ports', 'text').execute();
     },
   },
+  '0017_pg_clusters': {
+    async up(db) {
+      // A PostgreSQL cluster's consensus store, addresses and timing (JSON); null for every other instance.
+      await db.schema.alterTable('instances').addColumn('cluster', 'text').execute();
+    },
+  },
 };
 
 /** Kysely's migrator over this build's migrations. */

@@ -141,6 +141,8 @@ export interface InstancesTable {
    * {port, peerPort}; null for a single member. The first member is `port`/`peer_port`.
    */
   member_ports: string | null;
+  /** A PostgreSQL cluster's ClusterSpec (engines/pgCluster.ts) as JSON; null for every other instance. */
+  cluster: string | null;
   description: string;
   created_at: string;
   created_by: string | null;

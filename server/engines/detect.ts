@@ -82,6 +82,9 @@ export interface EngineSetupDeps {
   hasBubblewrap?: boolean;
   /** pgBackRest, which archives pg instances' WAL (pgArchive.ts), is installed; installed with them when not. */
   hasPgBackRest?: boolean;
+  /** Patroni and HAProxy, which run PostgreSQL clusters (pgCluster.ts), are installed; installed with them when not. */
+  hasPatroni?: boolean;
+  hasHaproxy?: boolean;
   /** Runs a command with its output streamed to the console; resolves its exit code. */
   run(command: string, args: string[]): Promise<number>;
   print(line: string): void;
@@ -101,7 +104,12 @@ function describe(engine: DetectedEngine, binaries: EngineBinaries): string {
 export async function prepareEngines(binaries: EngineBinaries, deps: EngineSetupDeps): Promise<DetectedEngine[]> {
   let engines = await detectEngines(binaries);
   const missing = () => engines.filter((engine) => !engine.available);
-  const tools = [...(deps.hasBubblewrap === false ? ['bubblewrap'] : []), ...(deps.hasPgBackRest === false ? ['pgbackrest'] : [])];
+  const tools = [
+    ...(deps.hasBubblewrap === false ? ['bubblewrap'] : []),
+    ...(deps.hasPgBackRest === false ? ['pgbackrest'] : []),
+    ...(deps.hasPatroni === false ? ['patroni'] : []),
+    ...(deps.hasHaproxy === false ? ['haproxy'] : []),
+  ];
   const packages = () => missing().flatMap((engine) => enginePackages[engine.type]);
   if ((missing().length > 0 || tools.length > 0) && deps.policy === 'auto' && deps.isRoot && deps.isDebian) {
     const install = ['install', '-y', ...packages(), ...tools];

@@ -2,6 +2,7 @@ import type { BackupContents, RestoreSkip } from '../../contracts/backups';
 import type { InstanceMember } from '../../contracts/instances';
 import type { EngineBinaries } from './detect';
 import type { PitrOptions } from './pgArchive';
+import type { ClusterSpec } from './pgCluster';
 
 export type EngineType = 'pg' | 'etcd';
 
@@ -15,6 +16,10 @@ export interface InstanceRuntime {
   peerPort?: number;
   /** The members after the first of a clustered instance (an etcd cluster of 3 or 5); none for one member. */
   members?: { port: number; peerPort: number }[];
+  /** A PostgreSQL cluster on Patroni (2 to 5 members): its consensus store, addresses and timing. */
+  cluster?: ClusterSpec;
+  /** One member of a PostgreSQL cluster, whose folder (members/<n>) and port a call is for. */
+  member?: number;
   /** A throwaway copy (a verification, a script's sandbox): it keeps no WAL archive. */
   scratch?: boolean;
 }

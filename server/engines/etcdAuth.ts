@@ -203,3 +203,48 @@ export function giveCloneRoot(source: InstanceRuntime, target: InstanceRuntime) 
 export function turnAuthOffForFirstStart(dataDir: string) {
   disableAuthInBackend(path.join(dataDir, 'member', 'snap', 'db'));
 }
+
+/** The key after every key starting with `prefix` (etcd's range end of a prefix), base64 as the gateway wants it. */
+function prefixEnd(prefix: string): string {
+  const bytes = Buffer.from(prefix);
+  for (let i = bytes.length - 1; i >= 0; i--) {
+    if (bytes[i] < 0xff) return Buffer.concat([bytes.subarray(0, i), Buffer.from([bytes[i] + 1])]).toString('base64');
+  }
+  return everyKey;
+}
+
+async function rootToken(rt: InstanceRuntime): Promise<string> {
+  const rootPassword = readSecret(secrets(rt).root);
+  if (rootPassword === null) throw new EngineError('The etcd instance has no root password yet: start it once.');
+  return logIn(rt, rootUser, rootPassword);
+}
+
+/**
+ * A user of another service (a PostgreSQL cluster's Patroni) with a role of its own name that may
+ * read and write the keys under `prefix` and nothing else; its password is set to `password`.
+ */
+export async function ensureEtcdScopedUser(rt: InstanceRuntime, user: string, password: string, prefix: string): Promise<void> {
+  const token = await rootToken(rt);
+  try {
+    await gateway(rt, 'auth/role/add', { name: user }, token);
+  } catch (error) {
+    if (!exists(error)) throw error;
+  }
+  const key = Buffer.from(prefix).toString('base64');
+  await gateway(rt, 'auth/role/grant', { name: user, perm: { permType: 'READWRITE', key, range_end: prefixEnd(prefix) } }, token);
+  await setUser(rt, user, password, token);
+  await gateway(rt, 'auth/user/grant', { user, role: user }, token);
+}
+
+/** The user and role ensureEtcdScopedUser made, and the keys under its prefix. */
+export async function removeEtcdScopedUser(rt: InstanceRuntime, user: string, prefix: string): Promise<void> {
+  const token = await rootToken(rt);
+  await gateway(rt, 'kv/deleterange', { key: Buffer.from(prefix).toString('base64'), range_end: prefixEnd(prefix) }, token);
+  for (const [call, body] of [['auth/user/delete', { name: user }], ['auth/role/delete', { role: user }]] as const) {
+    try {
+      await gateway(rt, call, body, token);
+    } catch (error) {
+      if (!notFound(error)) throw error;
+    }
+  }
+}

@@ -29,13 +29,32 @@ import { archivingCheck, readArchiver, type ArchiverState } from './pgArchiver';
 import { forgetRecoverySettings, pgRestoreToPoint } from './pgPointRestore';
 import { EngineError, giveToEngineUser, giveTreeToEngineUser, run } from './processRunner';
 import { instanceUser, removeInstanceUser } from './instanceUsers';
+import {
+  clusterMembers,
+  clusterPid,
+  describeMembers,
+  forgetClusterInDcs,
+  initializeCluster,
+  leaderMember,
+  memberPostmasterPid,
+  memberRuntime,
+  patroniApi,
+  patroniPid,
+  probeCluster,
+  startCluster,
+  stopCluster,
+  stoppedClusterMembers,
+} from './pgCluster';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 
+/** A member of a cluster keeps its data, socket and pid in members/<n>; secrets and logs are the instance's. */
+const homeOf = (rt: InstanceRuntime) => (rt.member ? path.join(rt.dir, 'members', String(rt.member)) : rt.dir);
+
 const paths = (rt: InstanceRuntime) => ({
-  data: path.join(rt.dir, 'data'),
-  socket: path.join(rt.dir, 'run'),
+  data: path.join(homeOf(rt), 'data'),
+  socket: path.join(homeOf(rt), 'run'),
   logs: path.join(rt.dir, 'logs'),
   secret: path.join(rt.dir, 'superuser.password'),
   /** A clone's copy of its source's superuser password, until the first start replaces it (pgRoles). */
@@ -43,7 +62,7 @@ const paths = (rt: InstanceRuntime) => ({
   /** The parameters as last read from the running server, answered while it is stopped. */
   lastParameters: path.join(rt.dir, 'parameters.json'),
   /** The postmaster's pid on the host (postmaster.pid holds the one inside its confinement). */
-  pidFile: path.join(rt.dir, 'postmaster.host.pid'),
+  pidFile: path.join(homeOf(rt), 'postmaster.host.pid'),
   startupLog: path.join(rt.dir, 'logs', 'startup.log'),
 });
 
@@ -82,7 +101,11 @@ export function pgSuperuserPassword(rt: InstanceRuntime): string {
 }
 
 /** The control plane's superuser connection to the instance, over its socket. */
-export const pgSuperuserTarget = (rt: InstanceRuntime): PgTarget => ({ rt, socket: paths(rt).socket, password: pgSuperuserPassword(rt) });
+export const pgSuperuserTarget = (rt: InstanceRuntime): PgTarget =>
+  rt.cluster
+    ? // A cluster's through its read-write address, which leads to whichever member leads.
+      { rt: { id: rt.id, dir: rt.dir, port: rt.cluster.readWritePort }, socket: '127.0.0.1', password: pgSuperuserPassword(rt) }
+    : { rt, socket: paths(rt).socket, password: pgSuperuserPassword(rt) };
 
 /** The owner role and the superuser's password as DESIGN §11 wants them, after every start. */
 const ensureRoles = (rt: InstanceRuntime) => ensurePgRoles(pgSuperuserTarget(rt), paths(rt).previousSecret);
@@ -153,7 +176,7 @@ export interface PgEngine extends Engine {
 
 
 /** PostgreSQL (Debian's postgresql 15), confined, as the instance's own user, on a loopback port. */
-export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}): PgEngine {
+function singlePgEngine(binaries: EngineBinaries, options: EngineOptions = {}): PgEngine {
   const bin = (tool: string) => path.join(binaries.pgBinDir, tool);
   let versionText: Promise<string> | undefined;
   const version = () =>
@@ -165,8 +188,8 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
   const withClient = <T>(rt: InstanceRuntime, use: (client: Client) => Promise<T>) => withPgClient(target(rt), 'postgres', use, 10_000);
 
   const archive = options.pitr ? pgArchive(options.pitr) : null;
-  /** The archive of an instance; a scratch copy keeps none. */
-  const archiveOf = (rt: InstanceRuntime) => (rt.scratch ? null : archive);
+  /** The archive of an instance; a scratch copy keeps none, nor (yet) a cluster's member. */
+  const archiveOf = (rt: InstanceRuntime) => (rt.scratch || rt.member ? null : archive);
   /** Why the stanza of an instance could not be made at its last start, by instance id. */
   const stanzaProblems = new Map<string, string>();
   const writeManagedConf = (rt: InstanceRuntime) =>
@@ -193,7 +216,8 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
     binds: (rt) => archiveOf(rt)?.binds(rt) ?? [],
     afterStart: (rt) => ensureRoles(rt),
   });
-  const pid = postmaster.pid;
+  /** A single postmaster's, or a cluster member's, started by its Patroni. */
+  const pid = (rt: InstanceRuntime) => (rt.member ? memberPostmasterPid(rt, rt.member, bin('postgres')) : postmaster.pid(rt));
 
   /**
    * While the server runs, pg_settings; while it is stopped, the last values read, with what was
@@ -510,6 +534,133 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
     fileBackupPaths(rt, withData) {
       const configuration = ['postgresql.conf', 'postgresql.auto.conf', 'pg_hba.conf', 'pg_ident.conf', 'warden.conf'].map((f) => `data/${f}`);
       const wanted = withData ? ['data', 'logs', 'parameters.json'] : [...configuration, 'logs', 'parameters.json'];
+      return wanted.filter((relative) => fs.existsSync(path.join(rt.dir, relative)));
+    },
+  };
+  return engine;
+}
+
+/**
+ * PostgreSQL, a single postmaster or a cluster of 2 to 5 members on Patroni (pgCluster.ts). A
+ * cluster's data calls (parameters, dumps, roles, clones) go to the member that leads, through the
+ * same code as a single server's; its lifecycle, health and configuration go through Patroni.
+ */
+export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}): PgEngine {
+  const single = singlePgEngine(binaries, options);
+  const tools = (rt: InstanceRuntime) => ({ pgBinDir: binaries.pgBinDir, superuserPassword: pgSuperuserPassword(rt) });
+
+  async function leaderOf(rt: InstanceRuntime): Promise<InstanceRuntime> {
+    const leader = await leaderMember(rt);
+    if (!leader) throw new EngineError('No member of the cluster leads at the moment (a failover may be under way): try again shortly.');
+    return memberRuntime(rt, leader);
+  }
+  /** A call of the single engine, made on the leading member when the instance is a cluster. */
+  const onLeader =
+    <A extends unknown[], R>(call: (rt: InstanceRuntime, ...rest: A) => Promise<R>) =>
+    async (rt: InstanceRuntime, ...rest: A): Promise<R> =>
+      call(rt.cluster ? await leaderOf(rt) : rt, ...rest);
+  /** The leading member of a running cluster, or its first member's folder while it is stopped. */
+  const leaderOrFirst = async (rt: InstanceRuntime) =>
+    clusterPid(rt) === null ? memberRuntime(rt, clusterMembers(rt)[0]) : await leaderOf(rt).catch(() => memberRuntime(rt, clusterMembers(rt)[0]));
+  /** Until the read-write address leads to a primary: HAProxy has seen the leader's Patroni say so. */
+  async function untilWritable(rt: InstanceRuntime, withinMs = 30_000) {
+    const primary = (c: Client) => c.query<{ standby: boolean }>('select pg_is_in_recovery() as standby').then(({ rows }) => !rows[0].standby);
+    for (const deadline = Date.now() + withinMs; ; ) {
+      if (await withPgClient(pgSuperuserTarget(rt), 'postgres', primary, 5_000).catch(() => false)) return;
+      if (Date.now() > deadline) throw new EngineError(`The read-write address did not lead to the leader within ${withinMs / 1000} seconds: see haproxy.log.`);
+      await sleep(200);
+    }
+  }
+  const notForClusters = (what: string) => new EngineError(`${what} of a PostgreSQL cluster is not offered yet.`);
+
+  /** The new values through Patroni's dynamic configuration, so every member gets them. */
+  async function applyToCluster(rt: InstanceRuntime, changes: Record<string, string>): Promise<ApplyResult> {
+    const leader = await leaderMember(rt);
+    if (!leader) throw new EngineError('Start the cluster (and wait for a leader) to change its configuration.');
+    const known = new Map((await single.parameters(memberRuntime(rt, leader))).map((p) => [p.name, p]));
+    const result: ApplyResult = { reload: [], restart: [] };
+    for (const name of Object.keys(changes)) result[known.get(name)?.apply ?? 'restart'].push(name);
+    const answer = await patroniApi<string>(rt, leader, 'PATCH', '/config', { postgresql: { parameters: changes } });
+    if (answer.status !== 200) throw new EngineError(`Patroni refused the configuration: ${typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body)}`);
+    return result;
+  }
+
+  const engine: PgEngine = {
+    ...single,
+
+    archiverState: onLeader(single.archiverState),
+    countDatabases: onLeader(single.countDatabases),
+    createRestorePoint: (rt, name) => (rt.cluster ? Promise.reject(notForClusters('A restore point')) : single.createRestorePoint(rt, name)),
+    restoreToPoint: (source, target, plan) => (source.cluster ? Promise.reject(notForClusters('Point-in-time recovery')) : single.restoreToPoint(source, target, plan)),
+    applyArchiveSettings: async (rt) => (rt.cluster ? undefined : single.applyArchiveSettings(rt)),
+
+    async initialize(rt, parameters = {}) {
+      if (!rt.cluster) return single.initialize(rt, parameters);
+      fs.mkdirSync(path.dirname(rt.dir), { recursive: true, mode: 0o711 });
+      for (const dir of [rt.dir, paths(rt).logs]) mkdirFor(rt, dir, 0o700);
+      if (!fs.existsSync(paths(rt).secret)) writeSecret(paths(rt).secret, newPassword());
+      await initializeCluster(rt, tools(rt), parameters);
+    },
+
+    async start(rt) {
+      if (!rt.cluster) return single.start(rt);
+      const leader = await startCluster(rt, tools(rt));
+      // The owner role and passwords as DESIGN §11 wants them, written on the leader, replicated to the others.
+      await ensureRoles(memberRuntime(rt, leader));
+      await untilWritable(rt);
+    },
+
+    stop: (rt) => (rt.cluster ? stopCluster(rt) : single.stop(rt)),
+
+    async restart(rt) {
+      await engine.stop(rt);
+      await engine.start(rt);
+    },
+
+    async reload(rt) {
+      if (!rt.cluster) return single.reload(rt);
+      for (const m of clusterMembers(rt)) if (patroniPid(m) !== null) await patroniApi(rt, m, 'POST', '/reload');
+      return { errors: [], pendingRestart: await engine.pendingRestart(rt) };
+    },
+
+    pid: (rt) => (rt.cluster ? clusterPid(rt) : single.pid(rt)),
+
+    probe: (rt) => (rt.cluster ? probeCluster(rt) : single.probe(rt)),
+
+    parameters: async (rt) => single.parameters(rt.cluster ? await leaderOrFirst(rt) : rt),
+
+    async pendingRestart(rt) {
+      if (!rt.cluster) return single.pendingRestart(rt);
+      const leader = await leaderMember(rt);
+      return leader ? single.pendingRestart(memberRuntime(rt, leader)) : [];
+    },
+
+    validate: async (rt, changes) => single.validate(rt.cluster ? await leaderOrFirst(rt) : rt, changes),
+
+    apply: (rt, changes) => (rt.cluster ? applyToCluster(rt, changes) : single.apply(rt, changes)),
+
+    // A cluster's managed parameters are Patroni's configuration, written by Warden at every start.
+    resetManaged: (rt) => (rt.cluster ? [] : single.resetManaged(rt)),
+
+    clone: async (source, target) => single.clone(source.cluster ? await leaderOrFirst(source) : source, target),
+
+    members: (rt) => (rt.cluster ? describeMembers(rt) : single.members(rt)),
+    stoppedMembers: (rt) => (rt.cluster ? stoppedClusterMembers(rt) : single.stoppedMembers(rt)),
+
+    async remove(rt) {
+      if (!rt.cluster) return single.remove(rt);
+      if (clusterPid(rt) !== null) throw new EngineError('The instance is running: stop it before removing it.');
+      await forgetClusterInDcs(rt);
+      fs.rmSync(rt.dir, { recursive: true, force: true });
+      await removeInstanceUser(rt.id);
+    },
+
+    backupDatabase: onLeader(single.backupDatabase),
+    inspect: onLeader(single.inspect),
+
+    fileBackupPaths(rt, withData) {
+      if (!rt.cluster) return single.fileBackupPaths(rt, withData);
+      const wanted = withData ? ['members', 'logs', 'parameters.json'] : ['logs', 'parameters.json', 'haproxy.cfg'];
       return wanted.filter((relative) => fs.existsSync(path.join(rt.dir, relative)));
     },
   };

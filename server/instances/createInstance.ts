@@ -5,9 +5,11 @@ import type { Instance, OperationKind } from '../../contracts/instances';
 import { instanceNameProblem, type InstanceType } from '../../contracts/instanceValues';
 import { findGroup, groupUsage } from '../db/groups';
 import type { Db } from '../db/schema';
-import { DuplicateInstanceNameError, findInstance, insertInstance, instanceNameTaken, instanceNameUnavailable, type InstanceRow } from '../db/instances';
+import { DuplicateInstanceNameError, findInstance, findInstanceRow, insertInstance, instanceNameTaken, instanceNameUnavailable, type InstanceRow } from '../db/instances';
 import type { Engine, InstanceRuntime } from '../engines/engine';
 import type { PgEngine } from '../engines/pg';
+import { haproxyBin, patroniBin, type ClusterSpec } from '../engines/pgCluster';
+import type { ClusterPresetName } from '../../contracts/clusters';
 import type { RecoveryTarget } from '../../contracts/pitr';
 import { policyErrors } from '../engines/parameterPolicy';
 import { HttpProblem, validationProblem } from '../http/problems';
@@ -24,14 +26,41 @@ export interface CreateInput {
   groupId: string | null;
   description: string;
   parameters: Record<string, string>;
-  /** 1, or 3 or 5 for an etcd cluster (copies are single members). */
+  /** 1, 3 or 5 for an etcd cluster, 2 to 5 for a PostgreSQL cluster (copies are single members). */
   members?: number;
+  /** A PostgreSQL cluster's consensus store (an etcd instance of the same group), commit mode and timing. */
+  dcsInstanceId?: string;
+  synchronous?: boolean;
+  failoverPreset?: ClusterPresetName;
 }
 
 /** Why a member count cannot be had for this engine, or null. */
 export function membersProblem(type: InstanceType, members: number): string | null {
   if (type === 'etcd') return [1, 3, 5].includes(members) ? null : 'An etcd instance has 1, 3 or 5 members: an odd count keeps a quorum when one (or two) are lost.';
-  return members === 1 ? null : 'A PostgreSQL instance has 1 member here: clusters of PostgreSQL members are not offered yet.';
+  return members >= 1 && members <= 5 ? null : 'A PostgreSQL instance has 1 member, or 2 to 5 as a cluster on Patroni.';
+}
+
+/** What a PostgreSQL cluster is built on (Patroni, HAProxy, an etcd of its group), checked before anything is made; undefined when the input is no cluster. */
+async function checkCluster(ctx: InstanceContext, input: CreateInput): Promise<Omit<ClusterSpec, 'readWritePort' | 'readOnlyPort'> | undefined> {
+  const clustered = input.type === 'pg' && (input.members ?? 1) > 1;
+  if (!clustered) {
+    const stray = (['dcsInstanceId', 'synchronous', 'failoverPreset'] as const).filter((field) => input[field] !== undefined);
+    if (stray.length > 0) throw validationProblem(Object.fromEntries(stray.map((field) => [field, ['Only a PostgreSQL cluster (2 to 5 members) takes this.']])));
+    return undefined;
+  }
+  const missing = [patroniBin, haproxyBin].filter((bin) => !fs.existsSync(bin));
+  if (missing.length > 0) {
+    throw new HttpProblem(503, 'PostgreSQL clusters need Patroni and HAProxy: install the Debian packages patroni and haproxy.', { title: 'Engine not installed' });
+  }
+  if (!input.dcsInstanceId) throw validationProblem({ dcsInstanceId: ['A PostgreSQL cluster keeps its leader lock in an etcd instance of its group: choose one.'] });
+  const dcs = await findInstanceRow(ctx.deps.db, input.dcsInstanceId);
+  // Another group's instance is answered as missing, as everywhere else.
+  if (!dcs || dcs.group_id !== input.groupId) throw validationProblem({ dcsInstanceId: ['No etcd instance of this group has this id.'] });
+  if (dcs.type !== 'etcd') throw validationProblem({ dcsInstanceId: ['The consensus store must be an etcd instance.'] });
+  if (dcs.status !== 'running') throw validationProblem({ dcsInstanceId: [`The etcd instance ${dcs.name} is not running: start it first.`] });
+  const rt = ctx.runtime(dcs);
+  const endpoints = [rt.port, ...(rt.members ?? []).map((m) => m.port)].map((port) => `http://127.0.0.1:${port}`);
+  return { dcsInstanceId: dcs.id, dcsEndpoints: endpoints, synchronous: input.synchronous ?? false, preset: input.failoverPreset ?? 'fast' };
 }
 
 // Making instances: new ones, clones of a running instance's data, and clones from a backup.
@@ -49,13 +78,14 @@ export async function createInstance(ctx: InstanceContext, input: CreateInput, a
   if (memberProblem) throw validationProblem({ members: [memberProblem] });
   const engine = ctx.engine(input.type);
   await ensureUsable(ctx, engine);
+  const cluster = await checkCluster(ctx, input);
   if (Object.keys(input.parameters).length > 0) {
     const refused = policyErrors(input.type, input.parameters, isAdmin);
     const errors = Object.keys(refused).length > 0 ? refused : await checkInitialParameters(ctx, engine, input.parameters);
     if (Object.keys(errors).length > 0) throw validationProblem(errors);
   }
   const id = randomUUID();
-  const instance = await insert(ctx, id, input, author, 'create');
+  const instance = await insert(ctx, id, input, author, 'create', cluster);
   launch(ctx, id, 'create', async (row, rt) => {
     await prepareFolder(ctx, id, rt);
     await engine.initialize(rt, input.parameters);
@@ -225,12 +255,23 @@ function insertCopy(ctx: InstanceContext, id: string, source: InstanceRow, name:
   return insert(ctx, id, { name, type: source.type, groupId: source.group_id, description, parameters: {} }, author, 'clone');
 }
 
-async function insert(ctx: InstanceContext, id: string, input: CreateInput, author: string | null, kind: OperationKind): Promise<Instance> {
+async function insert(
+  ctx: InstanceContext,
+  id: string,
+  input: CreateInput,
+  author: string | null,
+  kind: OperationKind,
+  cluster?: Omit<ClusterSpec, 'readWritePort' | 'readOnlyPort'>,
+): Promise<Instance> {
   const now = ctx.deps.clock().toISOString();
   const members = input.members ?? 1;
-  // etcd takes a client and a peer port per member; the first member's are the instance's own.
-  await ctx.ports.withPorts(input.type === 'etcd' ? 2 * members : 1, async ([port, peerPort, ...more]) => {
+  // etcd takes a client and a peer port per member, a PostgreSQL cluster a postgres and a Patroni REST
+  // port per member and its two addresses; the first member's are the instance's own.
+  const wanted = cluster ? 2 * members + 2 : input.type === 'etcd' ? 2 * members : 1;
+  await ctx.ports.withPorts(wanted, async ([port, peerPort, ...more]) => {
     const memberPorts = Array.from({ length: members - 1 }, (_, i) => ({ port: more[2 * i], peerPort: more[2 * i + 1] }));
+    const addresses = more.slice(2 * (members - 1));
+    const spec: ClusterSpec | null = cluster ? { ...cluster, readWritePort: addresses[0], readOnlyPort: addresses[1] } : null;
     // Checked where inserts run one at a time, so two creations cannot both take the last place.
     if (input.groupId) await checkInstanceQuota(ctx.deps.db, input.groupId);
     try {
@@ -248,6 +289,7 @@ async function insert(ctx: InstanceContext, id: string, input: CreateInput, auth
         port,
         peer_port: peerPort ?? null,
         member_ports: memberPorts.length > 0 ? JSON.stringify(memberPorts) : null,
+        cluster: spec ? JSON.stringify(spec) : null,
         description: input.description,
         created_at: now,
         created_by: author,

@@ -5,7 +5,7 @@ import type { InstanceType } from '../../contracts/instanceValues';
 import type { Clock } from '../clock';
 import type { Config } from '../config';
 import { memberIdsOfGroup } from '../db/groups';
-import { findInstance, findInstanceRow, memberPortsOf, updateInstanceRow, type InstanceChange, type InstanceRow } from '../db/instances';
+import { clusterSpecOf, findInstance, findInstanceRow, memberPortsOf, updateInstanceRow, type InstanceChange, type InstanceRow } from '../db/instances';
 import type { Db } from '../db/schema';
 import type { Engine, InstanceRuntime } from '../engines/engine';
 import type { Audience, EventBus } from '../hub/bus';
@@ -72,14 +72,16 @@ export class InstanceContext {
     return this.deps.engines[type];
   }
 
-  runtime(row: Pick<InstanceRow, 'id' | 'port' | 'peer_port'> & Partial<Pick<InstanceRow, 'member_ports'>>): InstanceRuntime {
+  runtime(row: Pick<InstanceRow, 'id' | 'port' | 'peer_port'> & Partial<Pick<InstanceRow, 'member_ports' | 'cluster'>>): InstanceRuntime {
     const members = memberPortsOf({ member_ports: row.member_ports ?? null });
+    const cluster = clusterSpecOf({ cluster: row.cluster ?? null });
     return {
       id: row.id,
       dir: path.join(this.instancesDir, row.id),
       port: row.port,
       peerPort: row.peer_port ?? undefined,
       ...(members.length > 0 && { members }),
+      ...(cluster && { cluster }),
     };
   }
 

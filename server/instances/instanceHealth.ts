@@ -52,6 +52,17 @@ export async function settle(ctx: InstanceContext, id: string, status: InstanceS
   const version = (await findInstanceRow(ctx.deps.db, id))?.version ?? row.version + 1;
   const payload: InstanceStatusChangedPayload = { id, status, previousStatus: row.status, statusReason: reason, health, version };
   ctx.deps.bus.publish({ event: 'InstanceStatusChanged', payload, audience: await ctx.audience(row) });
+  const leaderBefore = storedChecks(row.health_checks).find((c) => c.name === 'leader');
+  const leaderNow = health.checks.find((c) => c.name === 'leader');
+  if (leaderBefore && leaderNow && leaderBefore.message !== leaderNow.message) {
+    // A cluster's leader changed (a failover, a switchover, a leader lost): the instance's log says so.
+    await ctx.deps.logs.write({
+      level: leaderNow.level === 'good' ? 'information' : 'warning',
+      instanceId: id,
+      handler: 'supervisor',
+      message: `Leader: ${leaderBefore.message} → ${leaderNow.message}`,
+    });
+  }
   if (row.status !== status) {
     await ctx.deps.logs.write({
       level: status === 'offline' ? 'warning' : 'information',
@@ -59,6 +70,14 @@ export async function settle(ctx: InstanceContext, id: string, status: InstanceS
       handler: 'supervisor',
       message: `Status ${row.status} → ${status}${reason ? `: ${reason}` : ''}`,
     });
+  }
+}
+
+function storedChecks(stored: string): Health['checks'] {
+  try {
+    return JSON.parse(stored) as Health['checks'];
+  } catch {
+    return [];
   }
 }
 

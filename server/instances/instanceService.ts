@@ -1,3 +1,4 @@
+import { actOnMember, failover, setPaused, switchover, type SwitchoverInput } from './clusterOperations';
 import type { ConfigChange, Instance, InstanceConfig, InstanceMember, InstanceStatus, OperationCompletedPayload, UpdateConfigResponse } from '../../contracts/instances';
 import type { InstanceType } from '../../contracts/instanceValues';
 import { inUnit } from '../../contracts/parameterUnits';
@@ -70,6 +71,24 @@ export class InstanceService extends InstanceContext {
 
   delete(id: string, force: boolean): Promise<{ id: string; backups: string }> {
     return deleteInstance(this, id, force);
+  }
+
+  // ---- A PostgreSQL cluster's operations (clusterOperations.ts) ----
+
+  switchover(id: string, input: SwitchoverInput): Promise<Instance> {
+    return switchover(this, id, input);
+  }
+
+  failover(id: string, candidate: number): Promise<Instance> {
+    return failover(this, id, candidate);
+  }
+
+  setFailoverPaused(id: string, paused: boolean): Promise<Instance> {
+    return setPaused(this, id, paused);
+  }
+
+  actOnMember(id: string, ordinal: number, action: 'restart' | 'reinitialize'): Promise<Instance> {
+    return actOnMember(this, id, ordinal, action);
   }
 
   // ---- Configuration ----

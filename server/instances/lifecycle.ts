@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Instance, InstanceStatus, OperationCompletedPayload, OperationKind } from '../../contracts/instances';
 import { formatBytes } from '../../contracts/backupValues';
-import { deleteInstanceRow, findInstance, findInstanceRow, type InstanceChange, type InstanceRow } from '../db/instances';
+import { clustersRelyingOn, deleteInstanceRow, findInstance, findInstanceRow, type InstanceChange, type InstanceRow } from '../db/instances';
 import { removeInstanceLimits } from '../engines/confinement';
 import type { Engine, InstanceRuntime } from '../engines/engine';
 import { EngineError } from '../engines/processRunner';
@@ -89,6 +89,13 @@ export async function deleteInstance(ctx: InstanceContext, id: string, force: bo
     throw new HttpProblem(409, `${row.name} is running: stop it first, or delete with force to stop and delete it.`);
   }
   if (ctx.backups?.busy(id)) throw new HttpProblem(409, `A backup of ${row.name} is being taken or verified: wait for it to finish.`);
+  if (row.type === 'etcd') {
+    const relying = await clustersRelyingOn(ctx.deps.db, id);
+    if (relying.length > 0) {
+      const names = relying.map((other) => other.name).join(', ');
+      throw new HttpProblem(409, `${row.name} keeps the leader lock of the PostgreSQL cluster${relying.length === 1 ? '' : 's'} ${names}: delete ${relying.length === 1 ? 'it' : 'them'} first.`);
+    }
+  }
   ctx.claim(id);
   try {
     await ctx.change(id, { operation_kind: 'delete', operation_started_at: ctx.deps.clock().toISOString() });

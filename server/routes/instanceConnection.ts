@@ -4,7 +4,7 @@ import { ConnectionInfo, ConnectionSecret, etcdOwnerUser, InstanceMember } from 
 import { Problem } from '../../contracts/problem';
 import { hasRole } from '../../contracts/roles';
 import { audited } from '../authz/audited';
-import { findInstanceRow, memberPortsOf } from '../db/instances';
+import { clusterSpecOf, findInstanceRow, memberPortsOf } from '../db/instances';
 import { etcdOwnerPassword, rotateEtcdOwnerPassword } from '../engines/etcdAuth';
 import { pgSuperuserPassword, pgSuperuserTarget } from '../engines/pg';
 import { pgOwnerPassword, rotateOwnerPassword } from '../engines/pgRoles';
@@ -33,11 +33,29 @@ export const instanceConnectionRoutes: InstanceRoutes = async (app, { ctx, authz
     { config: { access: 'user' }, schema: { tags, summary: 'How to connect as the owner (without the password)', params: IdParams, response: { 200: ConnectionInfo, 404: Problem } } },
     async (request) => {
       const { id, type, host, port } = await visible(request, request.params.id);
+      const row = (await findInstanceRow(ctx.db, id))!;
       if (type === 'pg') {
+        const cluster = clusterSpecOf(row);
+        if (cluster) {
+          // The read-write address is the cluster's own: it follows the leader through a failover.
+          const members = [port, ...memberPortsOf(row).map((m) => m.port)].map((p) => `${host}:${p}`);
+          const uri = `postgresql://${pgOwnerRole}@${host}:${cluster.readWritePort}/${pgDefaultDatabase}`;
+          return {
+            host,
+            port: cluster.readWritePort,
+            user: pgOwnerRole,
+            database: pgDefaultDatabase,
+            uri,
+            command: `psql '${uri}'`,
+            endpoints: members,
+            readWrite: `${host}:${cluster.readWritePort}`,
+            readOnly: `${host}:${cluster.readOnlyPort}`,
+            multiHostUri: `postgresql://${pgOwnerRole}@${members.join(',')}/${pgDefaultDatabase}?target_session_attrs=read-write`,
+          };
+        }
         const uri = `postgresql://${pgOwnerRole}@${host}:${port}/${pgDefaultDatabase}`;
         return { host, port, user: pgOwnerRole, database: pgDefaultDatabase, uri, command: `psql '${uri}'`, endpoints: [`${host}:${port}`] };
       }
-      const row = (await findInstanceRow(ctx.db, id))!;
       const endpoints = [port, ...memberPortsOf(row).map((m) => m.port)].map((p) => `http://${host}:${p}`);
       const uri = endpoints[0];
       // etcdctl asks for the password when --user names none, so it never reaches the shell's history;

@@ -94,7 +94,17 @@ export const instanceRoutes: InstanceRoutes = async (app, { ctx, authz, service 
       const instance = await audited(ctx, request, { action: 'instances.create', target: body.name }, async (note) => {
         const groupId = await checkGroup(request, body.groupId);
         const created = await service.create(
-          { name: body.name, type: body.type, groupId, description: body.description ?? '', parameters: body.parameters ?? {}, members: body.members ?? 1 },
+          {
+            name: body.name,
+            type: body.type,
+            groupId,
+            description: body.description ?? '',
+            parameters: body.parameters ?? {},
+            members: body.members ?? 1,
+            dcsInstanceId: body.dcsInstanceId,
+            synchronous: body.synchronous,
+            failoverPreset: body.failoverPreset,
+          },
           await callerEmail(ctx.db, request),
           hasRole(principalOf(request), 'admin'),
         );

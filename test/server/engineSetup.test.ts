@@ -85,6 +85,15 @@ describe('prepareEngines (npm start)', () => {
     expect(printed[0]).toBe('Installing bubblewrap and pgbackrest: apt-get update && apt-get install -y bubblewrap pgbackrest');
   });
 
+  it('installs Patroni and HAProxy, which run PostgreSQL clusters, when they are missing', async () => {
+    installPg();
+    installEtcd();
+    const { setup, printed, commands } = deps({ hasPatroni: false, hasHaproxy: false });
+    await prepareEngines(binaries(), setup);
+    expect(commands).toEqual(['apt-get update', 'apt-get install -y patroni haproxy']);
+    expect(printed[0]).toBe('Installing patroni and haproxy: apt-get update && apt-get install -y patroni haproxy');
+  });
+
   it('installs both engines on a bare machine with one apt-get install', async () => {
     const { setup, commands } = deps();
     await prepareEngines(binaries(), setup);

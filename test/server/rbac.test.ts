@@ -119,6 +119,16 @@ const expectations: Record<string, Rule> = {
   'GET /instances/{id}/is-latest': groupScoped(200),
   'GET /instances/{id}/connection': groupScoped(200),
   'GET /instances/{id}/members': groupScoped(200),
+  // A PostgreSQL cluster's operations: the fixture is a single server, so past the access rule they
+  // answer 409 (it has no members to switch between), and its history is empty.
+  'POST /instances/{id}/cluster/switchover': groupScoped(409),
+  'POST /instances/{id}/cluster/pause': groupScoped(409),
+  'POST /instances/{id}/cluster/resume': groupScoped(409),
+  'POST /instances/{id}/members/{ordinal}/restart': groupScoped(409),
+  'POST /instances/{id}/members/{ordinal}/reinitialize': groupScoped(409),
+  'GET /instances/{id}/cluster/history': groupScoped(200),
+  // A forced failover may lose commits: a group's members see the cluster but only admins may force it.
+  'POST /instances/{id}/cluster/failover': { needsSession: true, answers: { anonymous: [401], nonMember: [404], member: [403], admin: [409] } },
   // Members get the owner role's password; ?role=superuser is an admin's (pgRoles.test.ts).
   'POST /instances/{id}/connection/secret': groupScoped(200),
   // These talk to the running server, which the inert engine does not run: past the access rule
@@ -374,6 +384,7 @@ async function call(route: (typeof routes)[number], who: Who, fixture: Fixture) 
       if (name === 'userId') return fixture.target.id;
       if (name === 'id' && instanceId) return instanceId;
       if (name === 'revision') return '1';
+      if (name === 'ordinal') return '1';
       if (name === 'backupId' && backupId) return backupId;
       if (name === 'id' && route.path.startsWith('/groups/')) return fixture.groupId;
       if (name === 'id' && route.path.startsWith('/admin/users/')) return fixture.target.id;

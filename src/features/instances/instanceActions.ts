@@ -31,6 +31,12 @@ export const operationProgress: Record<OperationKind, string> = {
   clone: 'Cloning',
   update: 'Updating',
   delete: 'Deleting',
+  switchover: 'Switching the leader over',
+  failover: 'Failing over',
+  pause: 'Pausing automatic failover',
+  resume: 'Resuming automatic failover',
+  restartMember: 'Restarting a member',
+  reinitializeMember: 'Reinitializing a member',
 };
 
 /** A finished operation, after the instance's name: "alpha started". */
@@ -44,4 +50,10 @@ export const operationDone: Record<OperationKind, string> = {
   clone: 'was cloned',
   update: 'was updated',
   delete: 'was deleted',
+  switchover: 'switched its leader over',
+  failover: 'failed over',
+  pause: 'paused automatic failover',
+  resume: 'resumed automatic failover',
+  restartMember: 'restarted a member',
+  reinitializeMember: 'reinitialized a member',
 };

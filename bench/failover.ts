@@ -1,0 +1,324 @@
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { clusterPresets, worstCaseFailoverSeconds } from '../contracts/clusters';
+import type { Instance, InstanceMember, OperationCompletedPayload } from '../contracts/instances';
+import { buildApp } from '../server/app';
+import { allInstanceRows, findInstanceRow } from '../server/db/instances';
+import { openDb } from '../server/db/open';
+import type { InstanceRuntime } from '../server/engines/engine';
+import { removeInstanceUser } from '../server/engines/instanceUsers';
+import { pgSuperuserPassword } from '../server/engines/pg';
+import { memberPostmasterPid } from '../server/engines/pgCluster';
+import { isAlive } from '../server/engines/processRunner';
+import { InProcessBus } from '../server/hub/bus';
+import { adminApi } from './lib/adminApi';
+import { benchConfig } from './lib/benchConfig';
+import { loadAverage, median, table, whole } from './lib/figures';
+import { recordPublished } from './lib/publishedEvents';
+
+// `npm run bench -- failover [--quick] [--trials=N]`: a 3-member PostgreSQL cluster on Patroni 3.0 with
+// HAProxy, its consensus in a 3-member Warden etcd, all created through Warden's API. Over N trials
+// each: seconds from SIGKILL of the leader's postgres (Patroni alive), and of its postgres and Patroni
+// together (a lost host), to the first write that succeeds through the read-write address; write
+// downtime of a switchover; acknowledged commits lost in a lost host with synchronous mode on and off;
+// write throughput through HAProxy beside straight to the leader; and seconds to a new etcd raft
+// leader after its leader member is killed.
+
+const quick = process.argv.includes('--quick');
+const trialsArg = process.argv.find((a) => a.startsWith('--trials='));
+const trials = trialsArg ? Number(trialsArg.slice('--trials='.length)) : quick ? 1 : 5;
+const throughputSeconds = quick ? 3 : 8;
+const throughputClients = 4;
+/** Away from the server tests' 16400+ and the other benches' 17400–17599. */
+const instancePorts = '17600-17699';
+const postgresBin = '/usr/lib/postgresql/15/bin/postgres';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const s = (ms: number) => (ms / 1000).toFixed(2);
+
+/** A superuser session through an address; statements end after 2 s, so a write waiting on a lost standby counts as failed. */
+async function session(port: number, password: string): Promise<Client> {
+  const client = new Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres', connectionTimeoutMillis: 1000, query_timeout: 2000 });
+  client.on('error', () => undefined);
+  await client.connect();
+  return client;
+}
+
+/**
+ * Writes numbered rows through one address as fast as one session goes, reconnecting after every
+ * failure, and keeps which ids PostgreSQL acknowledged and when each write succeeded.
+ */
+function writer(port: number, password: string, table: string) {
+  const acknowledged: number[] = [];
+  const successes: number[] = [];
+  let running = true;
+  let next = 1;
+  const done = (async () => {
+    let client: Client | null = null;
+    while (running) {
+      try {
+        client ??= await session(port, password);
+        const id = next++;
+        await client.query(`insert into ${table}(id) values ($1)`, [id]);
+        acknowledged.push(id);
+        successes.push(performance.now());
+      } catch {
+        await client?.end().catch(() => undefined);
+        client = null;
+        await sleep(20);
+      }
+    }
+    await client?.end().catch(() => undefined);
+  })();
+  return {
+    acknowledged,
+    successes,
+    /** The first success after `at`, in ms after it. */
+    firstAfter: async (at: number, withinMs: number) => {
+      for (const deadline = performance.now() + withinMs; performance.now() < deadline; await sleep(10)) {
+        const hit = successes.find((t) => t > at);
+        if (hit !== undefined) return hit - at;
+      }
+      throw new Error(`no write succeeded within ${withinMs / 1000} s`);
+    },
+    /** The longest gap between successes in [from, to]. */
+    longestGap: (from: number, to: number) => {
+      const inside = [from, ...successes.filter((t) => t > from && t < to), to];
+      return Math.max(...inside.slice(1).map((t, i) => t - inside[i]));
+    },
+    stop: async () => {
+      running = false;
+      await done;
+    },
+  };
+}
+
+async function main() {
+  const started = performance.now();
+  const loadAtStart = loadAverage();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'warden-bench-failover-'));
+  chmodSync(dataDir, 0o711);
+  const config = benchConfig(dataDir, { WARDEN_INSTANCE_PORTS: instancePorts, WARDEN_PITR: 'off' });
+  const origin = new URL(config.publicUrl).origin;
+  const db = openDb(config);
+  const bus = new InProcessBus();
+  const { whenPublished } = recordPublished(bus);
+  const app = buildApp(config, { db, bus, logger: false });
+  const fast = clusterPresets.fast;
+  console.log(
+    `Failover of a 3-member PostgreSQL 15 cluster on Patroni with HAProxy, its leader lock in a 3-member etcd 3.4, all made through Warden; ` +
+      `timing preset "fast" (ttl ${fast.ttl} s, loop_wait ${fast.loopWait} s, retry_timeout ${fast.retryTimeout} s, HAProxy checks every ${fast.checkIntervalMs} ms, ` +
+      `down after ${fast.checkFall}; worst case for a lost host ${worstCaseFailoverSeconds(fast)} s). ${trials} trial(s) each.\n` +
+      `Load average (1/5/15 min) at start: ${loadAtStart} on ${os.cpus().length} CPUs.\n`,
+  );
+
+  try {
+    const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+    const api = await adminApi(db, baseUrl, origin);
+    const created = async (body: object) => {
+      const accepted = await api<Instance>('POST', '/instances', body);
+      const { payload } = await whenPublished<OperationCompletedPayload>('OperationCompleted', (p) => p.instanceId === accepted.id && p.kind === 'create', 5 * 60_000);
+      if (!payload.ok) throw new Error(`creating ${accepted.name} failed: ${payload.error}`);
+      return api<Instance>('GET', `/instances/${accepted.id}`);
+    };
+    const runtimeOf = async (id: string): Promise<InstanceRuntime> => app.instances.runtime((await findInstanceRow(db, id))!);
+    const members = (id: string) => api<InstanceMember[]>('GET', `/instances/${id}/members`);
+    /** Until every member runs, one leads (and, in synchronous mode, one is the synchronous standby), letting supervision work. */
+    const healed = async (id: string, synchronous: boolean) => {
+      for (const deadline = performance.now() + 180_000; ; await sleep(500)) {
+        await app.instances.probeAll();
+        await app.instances.idle();
+        const listed = await members(id);
+        const ok = listed.every((m) => m.state === 'running') && listed.some((m) => m.role === 'leader') && (!synchronous || listed.some((m) => m.role === 'sync_standby'));
+        if (ok) return listed;
+        if (performance.now() > deadline) throw new Error(`cluster did not heal: ${JSON.stringify(listed)}`);
+      }
+    };
+
+    const store = await created({ name: 'bench-consensus', type: 'etcd', members: 3 });
+    const clusters = {
+      sync: await created({ name: 'bench-sync', type: 'pg', members: 3, dcsInstanceId: store.id, synchronous: true }),
+      async: await created({ name: 'bench-async', type: 'pg', members: 3, dcsInstanceId: store.id }),
+    };
+    const passwords = { sync: pgSuperuserPassword(await runtimeOf(clusters.sync.id)), async: pgSuperuserPassword(await runtimeOf(clusters.async.id)) };
+    const addresses = {
+      sync: (await runtimeOf(clusters.sync.id)).cluster!.readWritePort,
+      async: (await runtimeOf(clusters.async.id)).cluster!.readWritePort,
+    };
+    for (const kind of ['sync', 'async'] as const) {
+      const client = await session(addresses[kind], passwords[kind]);
+      await client.query('create table acks(id bigint primary key)');
+      await client.query('create table load(id bigserial primary key, at timestamptz default now())');
+      await client.end();
+    }
+    const dirOf = (id: string) => path.join(dataDir, 'instances', id);
+    const sandboxOf = (id: string, ordinal: number) => Number(readFileSync(path.join(dirOf(id), 'members', String(ordinal), 'sandbox.pid'), 'utf8'));
+
+    // ---- The leader's postgres killed; Patroni starts it again (or fails over) ----
+    const postgresKilled: number[] = [];
+    for (let trial = 0; trial < trials; trial++) {
+      const listed = await healed(clusters.async.id, false);
+      const leader = listed.find((m) => m.role === 'leader')!;
+      const write = writer(addresses.async, passwords.async, 'acks');
+      await sleep(500);
+      const pid = memberPostmasterPid(await runtimeOf(clusters.async.id), leader.ordinal, postgresBin)!;
+      const at = performance.now();
+      process.kill(pid, 'SIGKILL');
+      postgresKilled.push(await write.firstAfter(at, 120_000));
+      await write.stop();
+      await app.instances.idle();
+    }
+
+    // ---- A lost host: the leader's Patroni and postgres killed together, with synchronous mode on and off ----
+    const hostLost = { sync: [] as number[], async: [] as number[] };
+    const lost = { sync: [] as number[], async: [] as number[] };
+    for (let trial = 0; trial < trials; trial++) {
+      for (const kind of ['sync', 'async'] as const) {
+        const id = clusters[kind].id;
+        const listed = await healed(id, kind === 'sync');
+        const leader = listed.find((m) => m.role === 'leader')!;
+        const table = `acks_${kind}_${trial}`;
+        const setup = await session(addresses[kind], passwords[kind]);
+        await setup.query(`create table ${table}(id bigint primary key)`);
+        await setup.end();
+        const write = writer(addresses[kind], passwords[kind], table);
+        await sleep(1000);
+        const at = performance.now();
+        process.kill(sandboxOf(id, leader.ordinal), 'SIGKILL');
+        const first = await write.firstAfter(at, 120_000);
+        hostLost[kind].push(first);
+        await sleep(500);
+        await write.stop();
+        const check = await session(addresses[kind], passwords[kind]);
+        const present = new Set((await check.query<{ id: string }>(`select id from ${table}`)).rows.map((r) => Number(r.id)));
+        await check.end();
+        lost[kind].push(write.acknowledged.filter((ackId) => !present.has(ackId)).length);
+        console.log(`  lost host, ${kind}: writable after ${s(first)} s, ${write.acknowledged.length} acknowledged, ${lost[kind].at(-1)} lost`);
+      }
+    }
+
+    // ---- Switchover: write downtime from the request to the first write on the new leader ----
+    const switchoverDown: number[] = [];
+    const switchoverTotal: number[] = [];
+    for (let trial = 0; trial < trials; trial++) {
+      await healed(clusters.async.id, false);
+      const write = writer(addresses.async, passwords.async, 'acks');
+      await sleep(1000);
+      const at = performance.now();
+      const accepted = await api<Instance>('POST', `/instances/${clusters.async.id}/cluster/switchover`, {});
+      if (!accepted.operation) throw new Error('the switchover was not accepted');
+      const { payload, at: ended } = await whenPublished<OperationCompletedPayload>(
+        'OperationCompleted',
+        (p) => p.instanceId === clusters.async.id && p.kind === 'switchover' && performance.now() > at,
+        120_000,
+      );
+      if (!payload.ok) throw new Error(`switchover failed: ${payload.error}`);
+      await sleep(1000);
+      switchoverDown.push(write.longestGap(at, performance.now()));
+      switchoverTotal.push(ended - at);
+      await write.stop();
+    }
+
+    // ---- Write throughput: through HAProxy beside straight to the leader, rounds alternating ----
+    const throughput = { proxy: [] as number[], direct: [] as number[] };
+    const listed = await healed(clusters.async.id, false);
+    const leaderPort = listed.find((m) => m.role === 'leader')!.port;
+    for (let round = 0; round < (quick ? 1 : 3); round++) {
+      for (const [way, port] of [
+        ['proxy', addresses.async],
+        ['direct', leaderPort],
+      ] as const) {
+        const sessions = await Promise.all(Array.from({ length: throughputClients }, () => session(port, passwords.async)));
+        let count = 0;
+        const until = performance.now() + throughputSeconds * 1000;
+        await Promise.all(
+          sessions.map(async (c) => {
+            while (performance.now() < until) {
+              await c.query('insert into load default values');
+              count++;
+            }
+          }),
+        );
+        throughput[way].push(count / throughputSeconds);
+        await Promise.all(sessions.map((c) => c.end()));
+      }
+    }
+
+    // ---- etcd: a new raft leader after the leader member is killed ----
+    const etcdElection: number[] = [];
+    for (let trial = 0; trial < trials; trial++) {
+      let before: InstanceMember[] = [];
+      for (const deadline = performance.now() + 120_000; ; await sleep(500)) {
+        await app.instances.probeAll();
+        await app.instances.idle();
+        before = await members(store.id);
+        if (before.every((m) => m.state === 'running') && before.some((m) => m.role === 'leader')) break;
+        if (performance.now() > deadline) throw new Error('the etcd cluster did not heal');
+      }
+      const leader = before.find((m) => m.role === 'leader')!;
+      const pidFile = leader.ordinal === 1 ? path.join(dirOf(store.id), 'etcd.pid') : path.join(dirOf(store.id), 'members', String(leader.ordinal), 'etcd.pid');
+      const pid = Number(readFileSync(pidFile, 'utf8'));
+      const rt = await runtimeOf(store.id);
+      const at = performance.now();
+      process.kill(pid, 'SIGKILL');
+      for (;;) {
+        const now = await app.instances.engine('etcd').members(rt);
+        if (now.some((m) => m.role === 'leader' && m.ordinal !== leader.ordinal && m.state === 'running')) break;
+        if (performance.now() - at > 60_000) throw new Error('no new etcd leader within 60 s');
+        await sleep(20);
+      }
+      etcdElection.push(performance.now() - at);
+      for (let i = 0; i < 100 && isAlive(pid); i++) await sleep(20);
+    }
+
+    const med = (values: number[]) => s(median(values));
+    const range = (values: number[]) => `${s(Math.min(...values))}–${s(Math.max(...values))}`;
+    console.log(
+      `\n${table([
+        ['measure', 'median s', 'range s', 'target'],
+        ["leader's postgres killed → writable (Patroni alive)", med(postgresKilled), range(postgresKilled), '≤ 10 s'],
+        ['lost host (Patroni + postgres) → writable, synchronous', med(hostLost.sync), range(hostLost.sync), `≤ ${fast.ttl + 5} s`],
+        ['lost host (Patroni + postgres) → writable, asynchronous', med(hostLost.async), range(hostLost.async), `≤ ${fast.ttl + 5} s`],
+        ['switchover: longest write gap', med(switchoverDown), range(switchoverDown), '≤ 5 s'],
+        ['switchover: request → operation complete', med(switchoverTotal), range(switchoverTotal), ''],
+        ['etcd: leader member killed → new raft leader', med(etcdElection), range(etcdElection), '≤ 2 s'],
+      ])}`,
+    );
+    const proxy = median(throughput.proxy);
+    const direct = median(throughput.direct);
+    console.log(
+      `\n${table([
+        ['', 'synchronous', 'asynchronous'],
+        ['acknowledged commits lost per lost host (each trial)', lost.sync.join(', '), lost.async.join(', ')],
+      ])}`,
+    );
+    console.log(
+      `\n${table([
+        [`writes/s, ${throughputClients} sessions, ${throughputSeconds} s per round (median of rounds)`, 'writes/s'],
+        ['through HAProxy (read-write address)', whole(proxy)],
+        ['straight to the leader', whole(direct)],
+        ['HAProxy / direct', (proxy / direct).toFixed(3)],
+      ])}`,
+    );
+  } finally {
+    await app.instances.idle();
+    // The clusters before their consensus store, which Warden keeps while a cluster relies on it.
+    const rows = (await allInstanceRows(db)).sort((a, b) => Number(a.type === 'etcd') - Number(b.type === 'etcd'));
+    for (const row of rows) {
+      await app.instances.delete(row.id, true).catch((error: unknown) => console.error(`deleting ${row.name}: ${String(error)}`));
+      await app.instances.idle();
+      await removeInstanceUser(row.id);
+    }
+    await app.close();
+    await db.destroy();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  console.log(`\nLoad average (1/5/15 min) at start: ${loadAtStart}; at end: ${loadAverage()} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,159 @@
+import type { Instance, InstanceMember } from '../../contracts/instances';
+import type { InstanceRow } from '../db/instances';
+import type { InstanceRuntime } from '../engines/engine';
+import {
+  clusterMembers,
+  memberAction,
+  requestFailover,
+  requestSwitchover,
+  setFailoverPaused,
+  type ClusterMember,
+} from '../engines/pgCluster';
+import { HttpProblem } from '../http/problems';
+import type { InstanceContext } from './instanceContext';
+import { probeInto } from './instanceHealth';
+import { operate } from './lifecycle';
+
+// Operations on a PostgreSQL cluster (DESIGN §12), each one at a time per instance like the others
+// (202, then OperationCompleted), done by Patroni: Warden asks, waits for the members to say it
+// happened, and writes each step to the instance's log as it goes.
+
+/** A replica further behind than this is refused as a switchover's candidate unless forced: Patroni's maximum_lag_on_failover. */
+export const switchoverLagLimitBytes = 1024 * 1024;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The cluster's row, runtime and members as they are now; 409 for an instance that is no running cluster. */
+async function runningCluster(ctx: InstanceContext, id: string): Promise<{ row: InstanceRow; rt: InstanceRuntime; members: InstanceMember[] }> {
+  const row = await ctx.requireRow(id);
+  const rt = ctx.runtime(row);
+  if (!rt.cluster) throw new HttpProblem(409, `${row.name} is a single server, not a cluster: it has no members to switch between.`);
+  if (row.status !== 'running') throw new HttpProblem(409, `${row.name} is ${row.status}: start it first.`);
+  return { row, rt, members: await ctx.engine(row.type).members(rt) };
+}
+
+function memberOf(rt: InstanceRuntime, ordinal: number): ClusterMember {
+  const member = clusterMembers(rt).find((m) => m.ordinal === ordinal);
+  if (!member) throw new HttpProblem(400, `The cluster has no member ${ordinal}.`, { errors: { candidate: [`Choose a member from 1 to ${clusterMembers(rt).length}.`] } });
+  return member;
+}
+
+const step = (ctx: InstanceContext, id: string, message: string) => ctx.deps.logs.write({ level: 'information', instanceId: id, handler: 'supervisor', message });
+
+/** Until `done` holds of the members (read every 250 ms), or `withinMs` passes. */
+async function untilMembers(ctx: InstanceContext, row: InstanceRow, rt: InstanceRuntime, done: (members: InstanceMember[]) => boolean, withinMs: number): Promise<InstanceMember[]> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const members = await ctx.engine(row.type).members(rt);
+    if (done(members)) return members;
+    if (Date.now() > deadline) throw new Error(`The members did not get there within ${withinMs / 1000} seconds: ${members.map((m) => `member ${m.ordinal} ${m.role} ${m.state}`).join(', ')}.`);
+    await sleep(250);
+  }
+}
+
+export interface SwitchoverInput {
+  /** The member to lead; the healthiest replica when not given. */
+  candidate?: number;
+  /** When to switch (ISO 8601, in the future); now when not given. */
+  scheduledAt?: string;
+  /** Switch onto a candidate even when it lags. */
+  force?: boolean;
+}
+
+/**
+ * Hands the lead to another member, with its old leader rejoining as a replica. Refused onto a
+ * member that is not running, or (unless forced) one further behind than the lag limit: a
+ * switchover onto a lagging replica waits for it, or loses what it missed.
+ */
+export async function switchover(ctx: InstanceContext, id: string, input: SwitchoverInput): Promise<Instance> {
+  const { rt, members } = await runningCluster(ctx, id);
+  const leader = members.find((m) => m.role === 'leader' && m.state === 'running');
+  if (!leader) throw new HttpProblem(409, 'No member leads at the moment, so there is nothing to switch over: a failover (admins) chooses a new leader.');
+  const replicas = members.filter((m) => m.role !== 'leader' && m.state === 'running');
+  // The synchronous standby first (it has every commit), then the least behind.
+  const healthiest = [...replicas].sort((a, b) => Number(b.role === 'sync_standby') - Number(a.role === 'sync_standby') || (a.lagBytes ?? Infinity) - (b.lagBytes ?? Infinity))[0];
+  const chosen = input.candidate === undefined ? healthiest : members.find((m) => m.ordinal === input.candidate);
+  if (input.candidate !== undefined) memberOf(rt, input.candidate);
+  if (!chosen) throw new HttpProblem(409, 'No replica is running to take the lead.');
+  if (chosen.ordinal === leader.ordinal) throw new HttpProblem(400, `Member ${chosen.ordinal} leads already.`, { errors: { candidate: ['Choose a member that does not lead.'] } });
+  if (chosen.state !== 'running') throw new HttpProblem(409, `Member ${chosen.ordinal} is ${chosen.state}: it cannot take the lead.`);
+  if (!input.force && (chosen.lagBytes ?? Infinity) > switchoverLagLimitBytes) {
+    const behind = chosen.lagBytes === null ? 'an unknown amount' : `${chosen.lagBytes} bytes`;
+    throw new HttpProblem(409, `Member ${chosen.ordinal} is ${behind} behind the leader (the limit is ${switchoverLagLimitBytes} bytes): wait for it to catch up, or force the switchover.`);
+  }
+  let at: string | undefined;
+  if (input.scheduledAt !== undefined) {
+    const when = new Date(input.scheduledAt);
+    if (Number.isNaN(when.getTime()) || when.getTime() <= ctx.deps.clock().getTime()) {
+      throw new HttpProblem(400, 'A switchover is scheduled for a time to come.', { errors: { scheduledAt: ['Give a date and time in the future (ISO 8601).'] } });
+    }
+    at = when.toISOString();
+  }
+  return operate(ctx, id, 'switchover', {}, async (current, currentRt, engine) => {
+    const from = memberOf(currentRt, leader.ordinal);
+    const to = memberOf(currentRt, chosen.ordinal);
+    await step(ctx, id, `Switchover asked: member ${from.ordinal} → member ${to.ordinal}${at ? ` at ${at}` : ''}.`);
+    const said = await requestSwitchover(currentRt, from, to, at);
+    if (at) return `scheduled for ${at}: ${said}`;
+    const started = Date.now();
+    await untilMembers(ctx, current, currentRt, (now) => now.some((m) => m.ordinal === to.ordinal && m.role === 'leader' && m.state === 'running'), 60_000);
+    await step(ctx, id, `Member ${to.ordinal} leads; member ${from.ordinal} rejoins as a replica.`);
+    await untilMembers(ctx, current, currentRt, (now) => now.every((m) => m.state === 'running'), 60_000).catch(() => undefined);
+    await probeInto(ctx, current, currentRt, engine);
+    return `member ${to.ordinal} leads (was member ${from.ordinal}), in ${((Date.now() - started) / 1000).toFixed(1)} s`;
+  });
+}
+
+/**
+ * Makes `candidate` the leader whatever the state of the others: for when no leader is left and
+ * Patroni will not choose one (synchronous mode without a synchronous standby, failover paused).
+ * What the old leader had not sent to the candidate is lost: the console says so before asking.
+ */
+export async function failover(ctx: InstanceContext, id: string, candidate: number): Promise<Instance> {
+  const { rt, members } = await runningCluster(ctx, id).catch(async (error: unknown) => {
+    // A cluster without a leader is offline, not running: a failover is what it needs.
+    const row = await ctx.requireRow(id);
+    const runtime = ctx.runtime(row);
+    if (!runtime.cluster || row.status === 'stopped' || row.status === 'unInitialized') throw error;
+    return { row, rt: runtime, members: await ctx.engine(row.type).members(runtime) };
+  });
+  memberOf(rt, candidate);
+  const chosen = members.find((m) => m.ordinal === candidate)!;
+  if (chosen.role === 'leader' && chosen.state === 'running') throw new HttpProblem(400, `Member ${candidate} leads already.`, { errors: { candidate: ['Choose a member that does not lead.'] } });
+  if (chosen.state !== 'running') throw new HttpProblem(409, `Member ${candidate} is ${chosen.state}: it cannot take the lead.`);
+  return operate(ctx, id, 'failover', {}, async (current, currentRt, engine) => {
+    await step(ctx, id, `Failover asked onto member ${candidate}: what it had not received from the old leader is lost.`);
+    const said = await requestFailover(currentRt, memberOf(currentRt, candidate));
+    await untilMembers(ctx, current, currentRt, (now) => now.some((m) => m.ordinal === candidate && m.role === 'leader' && m.state === 'running'), 60_000);
+    await probeInto(ctx, current, currentRt, engine);
+    return `member ${candidate} leads: ${said}`;
+  });
+}
+
+/** Pauses or resumes automatic failover: while paused, Patroni leaves every member as it is (maintenance). */
+export async function setPaused(ctx: InstanceContext, id: string, paused: boolean): Promise<Instance> {
+  await runningCluster(ctx, id);
+  return operate(ctx, id, paused ? 'pause' : 'resume', {}, async (current, rt, engine) => {
+    await setFailoverPaused(rt, paused);
+    // Every member reads the new setting on its next round.
+    await sleep(500);
+    await probeInto(ctx, current, rt, engine);
+    return paused ? 'automatic failover is paused: a lost leader stays lost until it is resumed' : 'automatic failover is on again';
+  });
+}
+
+/** Restarts one member's postgres, or rebuilds it from the leader (reinitialize), through its Patroni. */
+export async function actOnMember(ctx: InstanceContext, id: string, ordinal: number, action: 'restart' | 'reinitialize'): Promise<Instance> {
+  const { rt, members } = await runningCluster(ctx, id);
+  memberOf(rt, ordinal);
+  const member = members.find((m) => m.ordinal === ordinal)!;
+  if (action === 'reinitialize' && member.role === 'leader') {
+    throw new HttpProblem(409, `Member ${ordinal} leads: only a replica is rebuilt from the leader. Switch over first.`);
+  }
+  return operate(ctx, id, action === 'restart' ? 'restartMember' : 'reinitializeMember', {}, async (current, currentRt, engine) => {
+    const said = await memberAction(currentRt, memberOf(currentRt, ordinal), action);
+    await untilMembers(ctx, current, currentRt, (now) => now.some((m) => m.ordinal === ordinal && m.state === 'running'), 300_000);
+    await probeInto(ctx, current, currentRt, engine);
+    return `member ${ordinal}: ${said}`;
+  });
+}
