@@ -54,6 +54,12 @@ export const fieldErrorsShownInline: ReadonlySet<string> = new Set([
 export const problemsShownInline: ReadonlySet<string> = new Set(['restorePlan', 'restoreToPoint']);
 
 /**
+ * The calls whose form opens again with a refusal's detail, whatever its status: a switchover onto a
+ * member that leads already (400) or lags (409) is said in the form the person chooses again in.
+ */
+export const refusalsShownInline: ReadonlySet<string> = new Set(['switchover']);
+
+/**
  * A 400's field errors as sentences. A schema's fragment ("must not be blank") is said with its
  * field; a message that is a sentence of its own stands alone.
  */
@@ -87,6 +93,7 @@ function* reportFailure(action: FailedCall): SagaIterator {
     return;
   }
   if (status === 400 && problemsShownInline.has(action.meta.arg.endpointName)) return;
+  if ((status === 400 || status === 409) && refusalsShownInline.has(action.meta.arg.endpointName)) return;
   const problem = problemOf(action.payload);
   const fields = status === 400 && !problem?.detail && problem?.errors && Object.keys(problem.errors).length > 0 ? problem.errors : undefined;
   // One message per failure: the form already says what is wrong with which field.

@@ -4,6 +4,7 @@ import { usersSaga } from '../features/admin/usersSaga';
 import { backupsSaga } from '../features/backups/backupsSaga';
 import { groupsSaga } from '../features/groups/groupsSaga';
 import { instancesSaga } from '../features/instances/instancesSaga';
+import { clusterSaga } from '../features/instances/clusterSaga';
 import { configurationSaga } from '../features/instances/configurationSaga';
 import { databasesSaga } from '../features/instances/databasesSaga';
 import { updatesSaga } from '../features/instances/updatesSaga';
@@ -37,6 +38,7 @@ export function* signedInSaga(deps: StoreDeps): SagaIterator {
     fork(usersSaga),
     fork(groupsSaga, deps),
     fork(instancesSaga, deps),
+    fork(clusterSaga),
     fork(configurationSaga),
     fork(databasesSaga),
     fork(updatesSaga),

@@ -66,14 +66,25 @@ export function ConnectionSection({ instance }: { instance: Pick<Instance, 'id' 
   if (connection.isLoading) body = <LoadingState label="Loading the connection details…" />;
   else if (!connection.data) body = <ErrorState title="Could not load the connection details." onRetry={connection.refetch} />;
   else {
-    const { host, port, user, database, uri, command, endpoints } = connection.data;
+    const { host, port, user, database, uri, command, endpoints, readWrite, readOnly, multiHostUri } = connection.data;
+    // A PostgreSQL cluster: the proxy's two addresses follow the leader and the standbys through a
+    // failover; the multi-host URI lets a libpq client find the leader itself.
+    const pgCluster: [string, ReactNode][] = readWrite
+      ? [
+          ['Read-write address', <Copyable value={readWrite} what="read-write address" />],
+          ['Read-only address', <Copyable value={readOnly ?? null} what="read-only address" />],
+          ['Multi-host URI', <Copyable value={multiHostUri ?? null} what="multi-host URI" />],
+        ]
+      : [];
+    const [membersLabel, membersWhat] = readWrite ? ['Members', 'member addresses'] : ['Endpoints', 'endpoints'];
     body = (
       <Facts
         items={[
           ['Host', <Copyable value={host} what="host" />],
           ['Port', <Copyable value={port} what="port" />],
+          ...pgCluster,
           // A cluster: clients given every member carry on through the loss of any one.
-          ...(endpoints.length > 1 ? [['Endpoints', <Copyable value={endpoints.join(',')} what="endpoints" />] as [string, ReactNode]] : []),
+          ...(endpoints.length > 1 ? [[membersLabel, <Copyable value={endpoints.join(',')} what={membersWhat} />] as [string, ReactNode]] : []),
           ['User', <Copyable value={user} what="user" />],
           ['Database', <Copyable value={database} what="database" />],
           ['Connection URI', <Copyable value={uri} what="connection URI" />],

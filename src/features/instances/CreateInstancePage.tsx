@@ -1,8 +1,9 @@
-import { Button, Field, HStack, Input, Stack, Textarea } from '@chakra-ui/react';
+import { Button, Checkbox, Field, HStack, Input, Stack, Textarea, useFieldContext } from '@chakra-ui/react';
 import type { FetchBaseQueryError } from '@reduxjs/toolkit/query';
 import type { SerializedError } from '@reduxjs/toolkit';
 import { useState, type FormEvent } from 'react';
-import { useNavigate, useSearchParams } from 'react-router-dom';
+import { useLocation, useNavigate, useSearchParams } from 'react-router-dom';
+import { clusterPresetNames, clusterPresets, pgClusterSizes, worstCaseFailoverSeconds, type ClusterPresetName } from '../../../contracts/clusters';
 import type { CreateInstanceRequest } from '../../../contracts/instances';
 import { instanceTypes, type InstanceType } from '../../../contracts/instanceValues';
 import { hasRole } from '../../../contracts/roles';
@@ -12,16 +13,40 @@ import { useAppSelector } from '../../app/hooks';
 import { fieldErrors, otherErrors, type FieldErrors } from '../../components/fieldErrors';
 import { Notice } from '../../components/Notice';
 import { PageHeader } from '../../components/PageHeader';
+import { Select } from '../../components/Select';
 import { SelectField } from '../../components/SelectField';
+import { statusLabel } from '../../components/StatusBadge';
 import { TextLink } from '../../components/TextLink';
 import { selectCurrentUser } from '../auth/selectors';
 import { useAllGroupsQuery } from '../groups/groupsApi';
 import { InitialParameters, type ParameterRow } from './InitialParameters';
-import { useCreateInstanceMutation } from './instancesApi';
+import { useCreateInstanceMutation, useInstancesQuery } from './instancesApi';
 import { typeLabels } from './typeLabels';
 import { nameHint, useNameCheck } from './useNameCheck';
 
-const fields = ['name', 'type', 'members', 'groupId', 'description', 'parameters'];
+const fields = ['name', 'type', 'members', 'dcsInstanceId', 'synchronous', 'failoverPreset', 'groupId', 'description', 'parameters'];
+
+// etcd runs as 1 member or a cluster of 3 or 5 (a majority must answer); PostgreSQL as one server
+// or a Patroni cluster of a leader and its standbys.
+const etcdMemberOptions = [
+  { value: '1', label: '1 member' },
+  { value: '3', label: '3 members: writable with one lost' },
+  { value: '5', label: '5 members: writable with two lost' },
+];
+const standbys: Record<(typeof pgClusterSizes)[number], string> = { 2: 'a standby', 3: 'two standbys', 4: 'three standbys', 5: 'four standbys' };
+const pgMemberOptions = [
+  { value: '1', label: '1 member (a single server)' },
+  ...pgClusterSizes.map((size) => ({ value: String(size), label: `${size} members: a leader and ${standbys[size]}` })),
+];
+
+const presetLabels: Record<ClusterPresetName, string> = { fast: 'Fast', normal: 'Normal', safe: 'Safe' };
+const presetOptions = clusterPresetNames.map((name) => ({
+  value: name,
+  label: `${presetLabels[name]}: a lost leader is replaced within ~${worstCaseFailoverSeconds(clusterPresets[name])} s`,
+}));
+
+/** The type a link asked for (`?type=etcd`), else PostgreSQL. */
+const typeOf = (asked: string | null): InstanceType => instanceTypes.find((type) => type === asked) ?? 'pg';
 
 /** The form's errors by field; a 409 is a name another instance has. */
 function createErrors(error: FetchBaseQueryError | SerializedError | undefined): FieldErrors {
@@ -37,19 +62,43 @@ const parameterErrors = (errors: FieldErrors, name: string) => {
   return said.length > 0 ? said : undefined;
 };
 
+/** A checkbox whose field's helper and error texts describe it, as they describe a Select. */
+function FieldCheckbox({ label, checked, onChange }: { label: string; checked: boolean; onChange: (checked: boolean) => void }) {
+  const field = useFieldContext();
+  const describedBy = [field?.ariaDescribedby, field?.getInputProps()['aria-errormessage']].filter(Boolean).join(' ') || undefined;
+  return (
+    <Checkbox.Root checked={checked} onCheckedChange={(details) => onChange(details.checked === true)}>
+      <Checkbox.HiddenInput aria-describedby={describedBy} />
+      <Checkbox.Control />
+      <Checkbox.Label>{label}</Checkbox.Label>
+    </Checkbox.Root>
+  );
+}
+
+/**
+ * A link to this page from itself (the consensus store's "create one") starts a fresh form from its
+ * query, as it would from any other page.
+ */
 export function CreateInstancePage() {
+  const { key } = useLocation();
+  return <CreateInstanceForm key={key} />;
+}
+
+function CreateInstanceForm() {
   const navigate = useNavigate();
   const isAdmin = hasRole(useAppSelector(selectCurrentUser), 'admin');
   const groups = useAllGroupsQuery();
   const [createInstance, { isLoading, error, originalArgs }] = useCreateInstanceMutation();
 
-  const [name, setName] = useState('');
-  const [type, setType] = useState<InstanceType>('pg');
-  // etcd runs as 1 member or a cluster of 3 or 5; PostgreSQL as one.
-  const [members, setMembers] = useState('1');
-  // A group's "Add instance" opens this page with that group chosen.
+  // A group's "Add instance" opens this page with that group chosen; a cluster's missing consensus store, with etcd too.
   const [searchParams] = useSearchParams();
+  const [name, setName] = useState('');
+  const [type, setType] = useState(() => typeOf(searchParams.get('type')));
+  const [members, setMembers] = useState('1');
   const [groupId, setGroupId] = useState(() => searchParams.get('groupId') ?? '');
+  const [dcsInstanceId, setDcsInstanceId] = useState('');
+  const [synchronous, setSynchronous] = useState(false);
+  const [failoverPreset, setFailoverPreset] = useState<ClusterPresetName>('fast');
   const [description, setDescription] = useState('');
   const [parameters, setParameters] = useState<ParameterRow[]>([]);
   // Until the first submit, an empty name and an unchosen group are not complaints yet.
@@ -63,16 +112,23 @@ export function CreateInstancePage() {
   // The server's word on the name holds for the name it was sent, not for one typed since.
   const nameErrors = nameProblem ? [nameProblem] : originalArgs?.name === name ? errors.name : undefined;
   const noGroups = !isAdmin && groups.data?.length === 0;
+  const isCluster = type === 'pg' && members !== '1';
+  // The consensus store is an etcd instance of the new instance's group, or of no group for one in none.
+  const etcds = useInstancesQuery({ page: 1, pageSize: 100, type: 'etcd', groupId: groupId || 'none' }, { skip: !isCluster });
+  const storeMissing = isCluster && dcsInstanceId === '';
+  const storeErrors = submitted && storeMissing ? ['Choose an etcd instance.'] : errors.dcsInstanceId;
+  const newEtcdPath = `${routes.createInstance.path}?${new URLSearchParams({ type: 'etcd', ...(groupId && { groupId }) })}`;
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setSubmitted(true);
-    if (name === '' || nameCheck.problem || groupMissing) return;
+    if (name === '' || nameCheck.problem || groupMissing || storeMissing) return;
     const body: CreateInstanceRequest = {
       name,
       type,
       ...(groupId && { groupId }),
-      ...(type === 'etcd' && members !== '1' && { members: Number(members) }),
+      ...(members !== '1' && { members: Number(members) }),
+      ...(isCluster && { dcsInstanceId, synchronous, failoverPreset }),
       ...(description.trim() && { description: description.trim() }),
       ...(rowNames.length > 0 && {
         parameters: Object.fromEntries(parameters.filter((row) => row.name.trim()).map((row) => [row.name.trim(), row.value])),
@@ -118,23 +174,21 @@ export function CreateInstancePage() {
             label="Type"
             value={type}
             options={instanceTypes.map((value) => ({ value, label: typeLabels[value] }))}
-            onChange={(value) => setType(value as InstanceType)}
+            onChange={(value) => {
+              setType(value as InstanceType);
+              // The two types offer different member counts.
+              setMembers('1');
+            }}
             errors={errors.type}
           />
 
-          {type === 'etcd' && (
-            <SelectField
-              label="Members"
-              value={members}
-              options={[
-                { value: '1', label: '1 member' },
-                { value: '3', label: '3 members: writable with one lost' },
-                { value: '5', label: '5 members: writable with two lost' },
-              ]}
-              onChange={setMembers}
-              errors={errors.members}
-            />
-          )}
+          <SelectField
+            label="Members"
+            value={members}
+            options={type === 'etcd' ? etcdMemberOptions : pgMemberOptions}
+            onChange={setMembers}
+            errors={errors.members}
+          />
 
           <SelectField
             label="Group"
@@ -143,9 +197,60 @@ export function CreateInstancePage() {
               { value: '', label: isAdmin ? 'No group' : 'Choose one of your groups' },
               ...(groups.data ?? []).map((group) => ({ value: group.id, label: group.name })),
             ]}
-            onChange={setGroupId}
+            onChange={(value) => {
+              setGroupId(value);
+              // The etcd instances on offer are the group's: one chosen from another group no longer fits.
+              setDcsInstanceId('');
+            }}
             errors={submitted && groupMissing ? ['Choose one of your groups.'] : errors.groupId}
           />
+
+          {isCluster && (
+            <>
+              <Field.Root invalid={!!storeErrors?.length}>
+                <Field.Label>Consensus store</Field.Label>
+                <Select
+                  value={dcsInstanceId}
+                  options={[
+                    { value: '', label: 'Choose an etcd instance' },
+                    // The server takes only a running one; the others say why they cannot be chosen.
+                    ...(etcds.data?.items ?? []).map((etcd) => ({
+                      value: etcd.id,
+                      label: etcd.status === 'running' ? etcd.name : `${etcd.name} (${statusLabel(etcd.status).toLowerCase()})`,
+                      disabled: etcd.status !== 'running',
+                    })),
+                  ]}
+                  onChange={setDcsInstanceId}
+                />
+                <Field.HelperText>
+                  A cluster keeps its leader lock in an etcd instance of the same group.{' '}
+                  {etcds.data?.items.length === 0 && (
+                    <>
+                      There is none yet: <TextLink to={newEtcdPath}>create one</TextLink>.
+                    </>
+                  )}
+                </Field.HelperText>
+                {!!storeErrors?.length && <Field.ErrorText>{storeErrors.join(' ')}</Field.ErrorText>}
+              </Field.Root>
+
+              <Field.Root invalid={!!errors.synchronous?.length}>
+                <FieldCheckbox label="Synchronous replication" checked={synchronous} onChange={setSynchronous} />
+                <Field.HelperText>
+                  A commit waits until a standby has it too, so a failover loses no acknowledged commit; writes are slower. While no
+                  standby is left, commits stop waiting until one is back.
+                </Field.HelperText>
+                {errors.synchronous && <Field.ErrorText>{errors.synchronous.join(' ')}</Field.ErrorText>}
+              </Field.Root>
+
+              <SelectField
+                label="Failover timing"
+                value={failoverPreset}
+                options={presetOptions}
+                onChange={(value) => setFailoverPreset(value as ClusterPresetName)}
+                errors={errors.failoverPreset}
+              />
+            </>
+          )}
 
           <Field.Root invalid={!!errors.description}>
             <Field.Label>Description</Field.Label>

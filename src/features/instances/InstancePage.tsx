@@ -19,6 +19,7 @@ import { TextLink } from '../../components/TextLink';
 import { selectCurrentUser } from '../auth/selectors';
 import { MonitoringSection } from '../monitoring/MonitoringSection';
 import { useHubGroup } from '../realtime/useHubGroup';
+import { ClusterHistorySection } from './ClusterHistorySection';
 import { ConfigurationSection } from './ConfigurationSection';
 import { ConnectionSection } from './ConnectionSection';
 import { MembersSection } from './MembersSection';
@@ -157,6 +158,7 @@ function InstanceDetail({ instance }: { instance: Instance }) {
         </Section>
 
         {instance.members > 1 && <MembersSection instance={instance} />}
+        {instance.members > 1 && instance.type === 'pg' && <ClusterHistorySection instance={instance} />}
         <MonitoringSection instance={instance} />
         <ConnectionSection instance={instance} />
         {instance.type === 'pg' && <DatabasesSection instance={instance} />}

@@ -1,14 +1,20 @@
-import { Badge } from '@chakra-ui/react';
+import { Badge, Button, HStack } from '@chakra-ui/react';
+import { formatBytes } from '../../../contracts/backupValues';
 import type { Instance, InstanceMember } from '../../../contracts/instances';
+import { hasRole } from '../../../contracts/roles';
+import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { DataTable, type Column } from '../../components/DataTable';
 import { Section } from '../../components/Section';
+import { selectCurrentUser } from '../auth/selectors';
+import { failoverPauseRequested, failoverRequested, memberActionRequested, switchoverRequested } from './clusterSaga';
 import { useMembersQuery } from './instancesApi';
+import { switchoverCandidates } from './SwitchoverModal';
 
 const roleLabels: Record<InstanceMember['role'], string> = { leader: 'Leader', sync_standby: 'Sync standby', replica: 'Replica', member: 'Member' };
 const stateLabels: Record<InstanceMember['state'], string> = { running: 'Running', stopped: 'Stopped', unreachable: 'Not answering' };
 const statePalette: Record<InstanceMember['state'], string> = { running: 'green', stopped: 'red', unreachable: 'orange' };
 
-const columns: Column<InstanceMember>[] = [
+const commonColumns: Column<InstanceMember>[] = [
   { key: 'name', header: 'Member', cell: (m) => m.name },
   { key: 'role', header: 'Role', cell: (m) => (m.state === 'running' ? roleLabels[m.role] : '—') },
   {
@@ -21,21 +27,44 @@ const columns: Column<InstanceMember>[] = [
     ),
   },
   { key: 'address', header: 'Address', cell: (m) => `${m.host}:${m.port}` },
+];
+
+const etcdColumns: Column<InstanceMember>[] = [
+  ...commonColumns,
   { key: 'raftIndex', header: 'Raft index', numeric: true, cell: (m) => (m.raftIndex === null ? '—' : m.raftIndex.toLocaleString()) },
   { key: 'dbSize', header: 'Database size', numeric: true, cell: (m) => (m.dbSizeBytes === null ? '—' : `${(m.dbSizeBytes / 1024 / 1024).toFixed(1)} MiB`) },
 ];
 
+const pgColumns: Column<InstanceMember>[] = [
+  ...commonColumns,
+  { key: 'timeline', header: 'Timeline', numeric: true, cell: (m) => m.timeline ?? '—' },
+  // The leader is what the others lag behind.
+  { key: 'lag', header: 'Lag', numeric: true, cell: (m) => (m.role === 'leader' ? '—' : formatBytes(m.lagBytes)) },
+];
+
+type ClusterInstance = Pick<Instance, 'id' | 'name' | 'members' | 'type' | 'health' | 'status' | 'operation'>;
+
 /**
- * The members of a clustered instance (an etcd cluster of 3 or 5): who leads, which are down, each
- * one's raft index. Read again whenever the hub says the instance changed.
+ * The members of a clustered instance (an etcd cluster of 3 or 5, a PostgreSQL cluster on Patroni):
+ * who leads, which are down, how far each is behind. Read again whenever the hub says the instance changed.
  */
-export function MembersSection({ instance }: { instance: Pick<Instance, 'id' | 'members'> }) {
+export function MembersSection({ instance }: { instance: ClusterInstance }) {
   const { data, isLoading, isFetching, isError, refetch } = useMembersQuery(instance.id);
+  const isAdmin = hasRole(useAppSelector(selectCurrentUser), 'admin');
+  const pg = instance.type === 'pg';
   return (
-    <Section title="Members" description={`${instance.members} members: the cluster writes while a majority of them answer.`}>
+    <Section
+      title="Members"
+      description={
+        pg
+          ? `${instance.members} members: the cluster's writes go to the leader through the read-write address; a replica takes over when the leader is lost.`
+          : `${instance.members} members: the cluster writes while a majority of them answer.`
+      }
+      actions={pg && <ClusterActions instance={instance} members={data} />}
+    >
       <DataTable
         label="Members"
-        columns={columns}
+        columns={pg ? [...pgColumns, memberActionsColumn(instance, isAdmin)] : etcdColumns}
         rows={data}
         rowKey={(m) => String(m.ordinal)}
         loading={isLoading}
@@ -45,5 +74,82 @@ export function MembersSection({ instance }: { instance: Pick<Instance, 'id' | '
         emptyText="No members yet: the instance has not started."
       />
     </Section>
+  );
+}
+
+// The server refuses a second operation (409) and acts only on a running cluster; a failover is
+// also what a cluster left without a leader (offline) needs.
+const idle = (instance: ClusterInstance) => instance.operation === null && instance.status === 'running';
+const canFailOver = (instance: ClusterInstance) => instance.operation === null && (instance.status === 'running' || instance.status === 'offline');
+
+/** Pausing automatic failover (maintenance) shows as a health check of its own while it lasts. */
+const failoverPaused = (instance: ClusterInstance) => instance.health.checks.some((check) => check.name === 'failover');
+
+function ClusterActions({ instance, members }: { instance: ClusterInstance; members: InstanceMember[] | undefined }) {
+  const dispatch = useAppDispatch();
+  const paused = failoverPaused(instance);
+  const hasCandidate = switchoverCandidates(members ?? []).length > 0;
+  return (
+    <HStack gap="2" wrap="wrap" role="group" aria-label="Cluster operations">
+      <Button
+        size="sm"
+        variant="outline"
+        disabled={!idle(instance) || !hasCandidate}
+        onClick={() => members && dispatch(switchoverRequested({ instance, members }))}
+      >
+        Switch over
+      </Button>
+      <Button size="sm" variant="outline" disabled={!idle(instance)} onClick={() => dispatch(failoverPauseRequested({ instance, paused: !paused }))}>
+        {paused ? 'Resume failover' : 'Pause failover'}
+      </Button>
+    </HStack>
+  );
+}
+
+function memberActionsColumn(instance: ClusterInstance, isAdmin: boolean): Column<InstanceMember> {
+  return { key: 'actions', header: 'Actions', hiddenHeader: true, cell: (m) => <MemberActions instance={instance} member={m} isAdmin={isAdmin} /> };
+}
+
+function MemberActions({ instance, member, isAdmin }: { instance: ClusterInstance; member: InstanceMember; isAdmin: boolean }) {
+  const dispatch = useAppDispatch();
+  const { ordinal } = member;
+  // The member's own Patroni does the work: one that does not answer cannot be asked.
+  const canAct = idle(instance) && member.state !== 'unreachable';
+  const leads = member.role === 'leader';
+  return (
+    <HStack gap="2" justify="end" wrap="wrap">
+      <Button
+        size="xs"
+        variant="outline"
+        aria-label={`Restart member ${ordinal}`}
+        disabled={!canAct}
+        onClick={() => dispatch(memberActionRequested({ instance, ordinal, action: 'restart' }))}
+      >
+        Restart
+      </Button>
+      {!leads && (
+        <Button
+          size="xs"
+          variant="outline"
+          aria-label={`Rebuild member ${ordinal}`}
+          disabled={!canAct}
+          onClick={() => dispatch(memberActionRequested({ instance, ordinal, action: 'reinitialize' }))}
+        >
+          Rebuild
+        </Button>
+      )}
+      {isAdmin && !leads && member.state === 'running' && (
+        <Button
+          size="xs"
+          variant="outline"
+          colorPalette="red"
+          aria-label={`Fail over to member ${ordinal}`}
+          disabled={!canFailOver(instance)}
+          onClick={() => dispatch(failoverRequested({ instance, ordinal }))}
+        >
+          Fail over
+        </Button>
+      )}
+    </HStack>
   );
 }

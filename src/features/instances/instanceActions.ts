@@ -37,6 +37,8 @@ export const operationProgress: Record<OperationKind, string> = {
   resume: 'Resuming automatic failover',
   restartMember: 'Restarting a member',
   reinitializeMember: 'Reinitializing a member',
+  compact: 'Compacting',
+  defragment: 'Defragmenting',
 };
 
 /** A finished operation, after the instance's name: "alpha started". */
@@ -56,4 +58,6 @@ export const operationDone: Record<OperationKind, string> = {
   resume: 'resumed automatic failover',
   restartMember: 'restarted a member',
   reinitializeMember: 'reinitialized a member',
+  compact: 'was compacted',
+  defragment: 'was defragmented',
 };

@@ -1,4 +1,5 @@
 import type { ThunkAction, UnknownAction } from '@reduxjs/toolkit';
+import type { ClusterHistoryEntry, FailoverRequest, SwitchoverRequest } from '../../../contracts/clusters';
 import type {
   ConnectionInfo,
   ConnectionSecret,
@@ -32,9 +33,11 @@ const instance = (id: string) => ({ type: 'Instance', id }) as const;
 const config = (id: string) => ({ type: 'Instance', id: `${id}/config` }) as const;
 // Its members too: read again whenever the hub says the instance changed (a member lost or back).
 const members = (id: string) => ({ type: 'Instance', id: `${id}/members` }) as const;
+// A cluster's failovers and switchovers: a new one shows up as a change of its members.
+const history = (id: string) => ({ type: 'Instance', id: `${id}/history` }) as const;
 
 /** The tags of this API, for the sagas and the configuration editor that invalidate them. */
-export const instanceTags = { list, instance, config, members };
+export const instanceTags = { list, instance, config, members, history };
 
 const path = (id: string, rest = '') => `/instances/${encodeURIComponent(id)}${rest}`;
 
@@ -44,6 +47,23 @@ const actionPaths: Record<InstanceAction, string> = {
   restart: '/restart',
   reload: '/reload-configuration',
 };
+
+/** What can be done to one member of a PostgreSQL cluster; reinitialize rebuilds it from the leader. */
+export type MemberAction = 'restart' | 'reinitialize';
+
+/**
+ * A 202's instance, its `operation` set, into the cache: the buttons wait for the operation from
+ * now on, not from the next hub event. An event may have brought a newer state while the answer
+ * was on its way: the newest is kept.
+ */
+async function adoptStartedOperation(
+  _args: unknown,
+  // The thunk's state is left open (never): naming this API's own here would make its type refer to itself.
+  { dispatch, queryFulfilled }: { dispatch: (thunk: ThunkAction<void, never, unknown, UnknownAction>) => unknown; queryFulfilled: Promise<{ data: Instance }> },
+): Promise<void> {
+  const { data } = await queryFulfilled.catch(() => ({ data: undefined }));
+  if (data) dispatch(patchCachedInstance(data.id, (cached) => void (data.version >= cached.version && Object.assign(cached, data))));
+}
 
 /** /instances (DESIGN §5, §10): a regular user sees the instances of their groups, admins see all. */
 export const instancesApi = baseApi.injectEndpoints({
@@ -101,17 +121,40 @@ export const instancesApi = baseApi.injectEndpoints({
     /** Start, stop, restart or reload: 202 with the instance, its `operation` set. */
     runInstanceAction: build.mutation<Instance, { id: string; action: InstanceAction }>({
       query: ({ id, action }) => ({ url: path(id, actionPaths[action]), method: 'POST', body: {} }),
-      async onQueryStarted(_args, { dispatch, queryFulfilled }) {
-        const { data } = await queryFulfilled.catch(() => ({ data: undefined }));
-        // The buttons wait for the operation from now on, not from the next hub event.
-        // An event may have brought a newer state while this answer was on its way: keep the newest.
-        if (data) dispatch(patchCachedInstance(data.id, (cached) => void (data.version >= cached.version && Object.assign(cached, data))));
-      },
+      onQueryStarted: adoptStartedOperation,
+    }),
+
+    /** Hands a PostgreSQL cluster's lead to another member; 409 onto one that lags, unless forced. */
+    switchover: build.mutation<Instance, SwitchoverRequest & { id: string }>({
+      query: ({ id, ...body }) => ({ url: path(id, '/cluster/switchover'), method: 'POST', body }),
+      onQueryStarted: adoptStartedOperation,
+    }),
+
+    /** Makes a member lead whatever the others say (admins): what the old leader had not sent is lost. */
+    failover: build.mutation<Instance, FailoverRequest & { id: string }>({
+      query: ({ id, ...body }) => ({ url: path(id, '/cluster/failover'), method: 'POST', body }),
+      onQueryStarted: adoptStartedOperation,
+    }),
+
+    /** Pauses automatic failover for maintenance, or resumes it; the instance's health says which. */
+    setFailoverPaused: build.mutation<Instance, { id: string; paused: boolean }>({
+      query: ({ id, paused }) => ({ url: path(id, paused ? '/cluster/pause' : '/cluster/resume'), method: 'POST', body: {} }),
+      onQueryStarted: adoptStartedOperation,
+    }),
+
+    memberAction: build.mutation<Instance, { id: string; ordinal: number; action: MemberAction }>({
+      query: ({ id, ordinal, action }) => ({ url: path(id, `/members/${ordinal}/${action}`), method: 'POST', body: {} }),
+      onQueryStarted: adoptStartedOperation,
     }),
 
     members: build.query<InstanceMember[], string>({
       query: (id) => path(id, '/members'),
       providesTags: (_result, _error, id) => [members(id)],
+    }),
+
+    clusterHistory: build.query<ClusterHistoryEntry[], string>({
+      query: (id) => path(id, '/cluster/history'),
+      providesTags: (_result, _error, id) => [history(id)],
     }),
 
     connection: build.query<ConnectionInfo, string>({
@@ -145,7 +188,12 @@ export const {
   useCloneInstanceMutation,
   useUpdateInstanceMutation,
   useRunInstanceActionMutation,
+  useSwitchoverMutation,
+  useFailoverMutation,
+  useSetFailoverPausedMutation,
+  useMemberActionMutation,
   useMembersQuery,
+  useClusterHistoryQuery,
   useConnectionQuery,
   useRevealPasswordMutation,
   useInstanceConfigQuery,

@@ -165,7 +165,7 @@ export function* refreshList(): SagaIterator {
 
 export function* applyUpdate({ payload: { instance } }: HubEventAction<InstanceEventPayload>): SagaIterator {
   yield put(patchCachedInstance(instance.id, (cached) => void (instance.version >= cached.version && Object.assign(cached, instance))));
-  yield put(instancesApi.util.invalidateTags([instanceTags.members(instance.id)]));
+  yield put(instancesApi.util.invalidateTags([instanceTags.members(instance.id), instanceTags.history(instance.id)]));
 }
 
 export function* applyStatus({ payload }: HubEventAction<InstanceStatusChangedPayload>): SagaIterator {
@@ -173,7 +173,7 @@ export function* applyStatus({ payload }: HubEventAction<InstanceStatusChangedPa
   yield put(
     patchCachedInstance(id, (cached) => void (version >= cached.version && Object.assign(cached, { status, statusReason, health, version }))),
   );
-  yield put(instancesApi.util.invalidateTags([instanceTags.members(id)]));
+  yield put(instancesApi.util.invalidateTags([instanceTags.members(id), instanceTags.history(id)]));
 }
 
 /** The cached instance by id, from its own entry or any cached list page. */

@@ -1,4 +1,5 @@
 import type { ComponentType } from 'react';
+import { SwitchoverModal } from '../instances/SwitchoverModal';
 import { ConfirmIdentityModal } from '../profile/ConfirmIdentityModal';
 import { ConfirmModal } from './ConfirmModal';
 import type { ModalBodyProps } from './modalBody';
@@ -11,4 +12,5 @@ import type { ModalBodyProps } from './modalBody';
 export const modalRegistry: Record<string, ComponentType<ModalBodyProps<any>>> = {
   confirm: ConfirmModal,
   confirmIdentity: ConfirmIdentityModal,
+  switchover: SwitchoverModal,
 };

@@ -1,5 +1,5 @@
 import { http, HttpResponse } from 'msw';
-import { fieldErrorsShownInline, problemsShownInline } from '../../../src/api/apiErrorSaga';
+import { fieldErrorsShownInline, problemsShownInline, refusalsShownInline } from '../../../src/api/apiErrorSaga';
 import { baseApi } from '../../../src/api/baseApi';
 import { setupStore } from '../../../src/app/store';
 import { authApi } from '../../../src/features/auth/authApi';
@@ -8,7 +8,7 @@ import '../../../src/features/backups/backupsApi';
 import { groupsApi as realGroupsApi } from '../../../src/features/groups/groupsApi';
 import '../../../src/features/instances/configApi';
 import '../../../src/features/instances/databasesApi';
-import '../../../src/features/instances/instancesApi';
+import { instancesApi } from '../../../src/features/instances/instancesApi';
 import '../../../src/features/pitr/pitrApi';
 import { admin } from '../fixtures';
 import { loginHandler, meHandler } from '../handlers/authHandlers';
@@ -108,7 +108,14 @@ describe('the one error path (SPEC §8)', () => {
 
   it('names only calls that exist among those whose forms show field errors or problems inline', () => {
     const endpoints = Object.keys(baseApi.endpoints);
-    expect([...fieldErrorsShownInline, ...problemsShownInline].filter((name) => !endpoints.includes(name))).toEqual([]);
+    expect([...fieldErrorsShownInline, ...problemsShownInline, ...refusalsShownInline].filter((name) => !endpoints.includes(name))).toEqual([]);
+  });
+
+  it('leaves a refused switchover to its form, which opens again with the detail: no toast', async () => {
+    const { store } = await signedInStore();
+    server.use(http.post('/instances/:id/cluster/switchover', () => problem(409, 'Conflict', 'Member 2 is 5000000 bytes behind the leader.')));
+    await store.dispatch(instancesApi.endpoints.switchover.initiate({ id: 'i-1', candidate: 2 }));
+    expect(store.getState().ui.toasts).toEqual([]);
   });
 
   it('on a 401 clears the user and opens login with the full path to come back to, without a toast', async () => {

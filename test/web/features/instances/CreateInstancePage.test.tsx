@@ -5,8 +5,8 @@ import type { CurrentUser } from '../../../../contracts/auth';
 import type { CreateInstanceRequest } from '../../../../contracts/instances';
 import { admin, regular } from '../../fixtures';
 import { meHandler } from '../../handlers/authHandlers';
-import { allGroupsHandler, anInstance, instanceServer } from '../../handlers/instancesHandlers';
-import { validationProblem } from '../../handlers/pages';
+import { allGroupsHandler, anInstance, instanceServer, instancesListHandler } from '../../handlers/instancesHandlers';
+import { pageOf, validationProblem } from '../../handlers/pages';
 import { problem, setupMsw } from '../../msw';
 import { renderApp } from '../../renderApp';
 import { openOptions, pickOption } from '../../pickOption';
@@ -46,6 +46,19 @@ function openCreate(who: CurrentUser, groups = [{ id: 'g-1', name: 'payments' }]
 }
 
 const nameField = () => screen.findByRole('textbox', { name: 'Name' }, firstRender);
+
+/** GET /instances: group g-1's etcd instances, one of them stopped; none in any other group. */
+function etcdsOfPayments() {
+  const etcds = [anInstance({ id: 'e-1', name: 'locks', type: 'etcd' }), anInstance({ id: 'e-2', name: 'queue', type: 'etcd', status: 'stopped' })];
+  const list = instancesListHandler((query) => pageOf(query.get('type') === 'etcd' && query.get('groupId') === 'g-1' ? etcds : []));
+  server.use(list.handler);
+  return list;
+}
+
+const optionNames = async (user: ReturnType<typeof userEvent.setup>, combobox: HTMLElement) =>
+  within(await openOptions(user, combobox))
+    .getAllByRole('option')
+    .map((option) => option.textContent);
 
 describe('CreateInstancePage', () => {
   it('says what is wrong with a name as it is typed, without asking the server', async () => {
@@ -106,15 +119,125 @@ describe('CreateInstancePage', () => {
     ]);
   });
 
-  it('offers etcd a cluster of 3 or 5 members, and PostgreSQL no member count', async () => {
+  it('offers etcd a cluster of 3 or 5 members', async () => {
     const { user, created } = openCreate(admin);
     await user.type(await nameField(), 'locks');
-    expect(screen.queryByRole('combobox', { name: 'Members' })).not.toBeInTheDocument();
     await pickOption(user, screen.getByRole('combobox', { name: 'Type' }), 'etcd');
+    expect(await optionNames(user, screen.getByRole('combobox', { name: 'Members' }))).toEqual([
+      '1 member',
+      '3 members: writable with one lost',
+      '5 members: writable with two lost',
+    ]);
     await pickOption(user, screen.getByRole('combobox', { name: 'Members' }), '3 members: writable with one lost');
     expect(await screen.findByText('This name is available.')).toBeInTheDocument();
     await user.click(screen.getByRole('button', { name: 'Create' }));
     await waitFor(() => expect(created).toEqual([{ name: 'locks', type: 'etcd', members: 3 }]));
+  });
+
+  it('builds a PostgreSQL cluster on an etcd instance of its group, with synchronous replication and a failover timing', async () => {
+    const { user, created } = openCreate(admin);
+    const etcdList = etcdsOfPayments();
+    await user.type(await nameField(), 'ledger');
+    await pickOption(user, screen.getByRole('combobox', { name: 'Group' }), 'payments');
+    expect(screen.queryByRole('combobox', { name: 'Consensus store' })).not.toBeInTheDocument();
+    await pickOption(user, screen.getByRole('combobox', { name: 'Members' }), '3 members: a leader and two standbys');
+
+    const store = screen.getByRole('combobox', { name: 'Consensus store' });
+    expect(store).toHaveAccessibleDescription('A cluster keeps its leader lock in an etcd instance of the same group.');
+    await pickOption(user, store, 'locks');
+    expect(etcdList.last()).toEqual({ page: '1', pageSize: '100', type: 'etcd', groupId: 'g-1' });
+    // A stopped etcd instance is listed, but cannot be chosen.
+    expect(within(await openOptions(user, store)).getByRole('option', { name: 'queue (stopped)' })).toHaveAttribute('aria-disabled', 'true');
+    await user.keyboard('{Escape}');
+
+    const synchronous = screen.getByRole('checkbox', { name: 'Synchronous replication' });
+    expect(synchronous).toHaveAccessibleDescription(/no acknowledged commit; writes are slower. While no standby is left, commits stop waiting until one is back/);
+    await user.click(synchronous);
+    expect(synchronous).toBeChecked();
+
+    const timing = screen.getByRole('combobox', { name: 'Failover timing' });
+    expect(timing).toHaveTextContent('Fast: a lost leader is replaced within ~22 s');
+    expect(await optionNames(user, timing)).toEqual([
+      'Fast: a lost leader is replaced within ~22 s',
+      'Normal: a lost leader is replaced within ~46 s',
+      'Safe: a lost leader is replaced within ~79 s',
+    ]);
+    await user.keyboard('{Escape}');
+
+    expect(await screen.findByText('This name is available.')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Create' }));
+    await waitFor(() =>
+      expect(created).toEqual([
+        { name: 'ledger', type: 'pg', groupId: 'g-1', members: 3, dcsInstanceId: 'e-1', synchronous: true, failoverPreset: 'fast' },
+      ]),
+    );
+  });
+
+  it('asks for a consensus store before sending a cluster, and links to creating one where the group has none', async () => {
+    const { user, created } = openCreate(admin, [
+      { id: 'g-1', name: 'payments' },
+      { id: 'g-2', name: 'ledger' },
+    ]);
+    etcdsOfPayments();
+    await user.type(await nameField(), 'ledger');
+    await pickOption(user, screen.getByRole('combobox', { name: 'Group' }), 'ledger');
+    await pickOption(user, screen.getByRole('combobox', { name: 'Members' }), '2 members: a leader and a standby');
+    const create = await screen.findByRole('link', { name: 'create one' });
+    expect(create).toHaveAttribute('href', '/instances/create?type=etcd&groupId=g-2');
+
+    await user.click(screen.getByRole('button', { name: 'Create' }));
+    expect(screen.getByRole('combobox', { name: 'Consensus store' })).toHaveAccessibleDescription(/Choose an etcd instance\./);
+    expect(created).toEqual([]);
+
+    // The link opens a fresh form for etcd in the same group.
+    await user.click(create);
+    await waitFor(() => expect(screen.getByRole('combobox', { name: 'Type' })).toHaveValue('etcd'));
+    expect(screen.getByRole('combobox', { name: 'Group' })).toHaveValue('g-2');
+    expect(screen.getByRole('textbox', { name: 'Name' })).toHaveValue('');
+  });
+
+  it('shows the server’s complaint about the consensus store beside it', async () => {
+    const { user } = openCreate(admin);
+    etcdsOfPayments();
+    server.use(http.post('/instances', () => validationProblem({ dcsInstanceId: ['The etcd instance locks is not running.'] })));
+    await user.type(await nameField(), 'ledger');
+    await pickOption(user, screen.getByRole('combobox', { name: 'Group' }), 'payments');
+    await pickOption(user, screen.getByRole('combobox', { name: 'Members' }), '5 members: a leader and four standbys');
+    await pickOption(user, screen.getByRole('combobox', { name: 'Consensus store' }), 'locks');
+    await user.click(screen.getByRole('button', { name: 'Create' }));
+
+    const store = screen.getByRole('combobox', { name: 'Consensus store' });
+    await waitFor(() => expect(store).toHaveAttribute('aria-invalid', 'true'));
+    expect(store).toHaveAccessibleDescription(/The etcd instance locks is not running\./);
+    // Beside the field only, not again above the form.
+    expect(screen.getAllByText('The etcd instance locks is not running.')).toHaveLength(1);
+  });
+
+  it('sends a single PostgreSQL server without any of the cluster’s fields', async () => {
+    const { user, created } = openCreate(admin);
+    etcdsOfPayments();
+    await user.type(await nameField(), 'ledger');
+    const members = screen.getByRole('combobox', { name: 'Members' });
+    expect(members).toHaveTextContent('1 member (a single server)');
+    // Choosing a cluster and going back to one server leaves nothing of the cluster behind.
+    await pickOption(user, members, '2 members: a leader and a standby');
+    await pickOption(user, members, '1 member (a single server)');
+    expect(screen.queryByRole('combobox', { name: 'Consensus store' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('checkbox', { name: 'Synchronous replication' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('combobox', { name: 'Failover timing' })).not.toBeInTheDocument();
+    expect(await screen.findByText('This name is available.')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Create' }));
+    await waitFor(() => expect(created).toEqual([{ name: 'ledger', type: 'pg' }]));
+  });
+
+  it('starts a changed type at one member', async () => {
+    const { user } = openCreate(admin);
+    etcdsOfPayments();
+    await nameField();
+    await pickOption(user, screen.getByRole('combobox', { name: 'Members' }), '3 members: a leader and two standbys');
+    await pickOption(user, screen.getByRole('combobox', { name: 'Type' }), 'etcd');
+    expect(screen.getByRole('combobox', { name: 'Members' })).toHaveTextContent('1 member');
+    expect(screen.queryByRole('combobox', { name: 'Consensus store' })).not.toBeInTheDocument();
   });
 
   it('shows the server’s complaints beside the fields and keeps everything typed', async () => {

@@ -1,6 +1,7 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
-import type { InstanceMember } from '../../../../contracts/instances';
+import type { ConnectionInfo, Instance, InstanceMember } from '../../../../contracts/instances';
 import { hubEvent } from '../../../../src/features/realtime/realtimeSlice';
 import { admin } from '../../fixtures';
 import { meHandler } from '../../handlers/authHandlers';
@@ -29,16 +30,17 @@ const member = (ordinal: number, overrides: Partial<InstanceMember> = {}): Insta
 const cluster = anInstance({ id: 'i-1', name: 'locks', type: 'etcd', members: 3 });
 const endpoints = [1, 2, 3].map((n) => `http://127.0.0.1:${15478 + 2 * n}`);
 
-/** The instance page of a 3-member etcd cluster whose members answer `current()`, counting the reads. */
-function openCluster(current: () => InstanceMember[]) {
+/** The instance page of a cluster (3-member etcd unless given) whose members answer `current()`, counting the reads. */
+function openCluster(current: () => InstanceMember[], instance: Instance = cluster, connection: ConnectionInfo = aConnection({ port: 15480, uri: endpoints[0], endpoints })) {
   let reads = 0;
-  const fake = instanceServer(cluster, { connection: aConnection({ port: 15480, uri: endpoints[0], endpoints }) });
+  const fake = instanceServer(instance, { connection });
   server.use(
     meHandler(admin),
     http.get('/instances/:id/members', () => {
       reads++;
       return HttpResponse.json(current());
     }),
+    http.get('/instances/:id/cluster/history', () => HttpResponse.json([])),
     ...fake.handlers,
     instancesListHandler().handler,
     allGroupsHandler([{ id: 'g-1', name: 'payments' }]),
@@ -61,7 +63,47 @@ describe('the members of a cluster', () => {
     expect(within(rows[1]).getByText('Member')).toBeInTheDocument();
     expect(within(rows[2]).getByText('127.0.0.1:15484')).toBeInTheDocument();
     expect(rows.map((row) => within(row).getByText('Running'))).toHaveLength(3);
-    expect(within(screen.getByRole('region', { name: 'Connection' })).getByText(endpoints.join(','))).toBeInTheDocument();
+    const connection = within(screen.getByRole('region', { name: 'Connection' }));
+    expect(connection.getByText(endpoints.join(','))).toBeInTheDocument();
+    expect(connection.getByRole('button', { name: 'Copy endpoints' })).toBeInTheDocument();
+  });
+
+  it("gives a PostgreSQL cluster's read-write and read-only addresses, its multi-host URI and every member's address", async () => {
+    const members = ['127.0.0.1:15432', '127.0.0.1:15434', '127.0.0.1:15436'];
+    const multiHostUri = `postgresql://app@${members.join(',')}/app?target_session_attrs=read-write`;
+    openCluster(
+      () => [member(1, { role: 'leader' }), member(2, { role: 'replica' }), member(3, { role: 'replica' })],
+      anInstance({ id: 'i-1', name: 'ledger', type: 'pg', members: 3 }),
+      aConnection({ port: 15440, readWrite: '127.0.0.1:15440', readOnly: '127.0.0.1:15441', multiHostUri, endpoints: members }),
+    );
+    const user = userEvent.setup();
+    await screen.findByRole('heading', { level: 1, name: 'ledger' }, { timeout: 5000 });
+    const connection = within(screen.getByRole('region', { name: 'Connection' }));
+    await connection.findByText('127.0.0.1:15440');
+    expect(connection.getAllByRole('term').map((term) => term.textContent)).toEqual([
+      'Host',
+      'Port',
+      'Read-write address',
+      'Read-only address',
+      'Multi-host URI',
+      'Members',
+      'User',
+      'Database',
+      'Connection URI',
+      'Command',
+    ]);
+    expect(connection.getByText('127.0.0.1:15441')).toBeInTheDocument();
+    expect(connection.getByText(members.join(','))).toBeInTheDocument();
+
+    const copied = jest.spyOn(navigator.clipboard, 'writeText');
+    await user.click(connection.getByRole('button', { name: 'Copy read-write address' }));
+    expect(copied).toHaveBeenLastCalledWith('127.0.0.1:15440');
+    await user.click(connection.getByRole('button', { name: 'Copy read-only address' }));
+    expect(copied).toHaveBeenLastCalledWith('127.0.0.1:15441');
+    await user.click(connection.getByRole('button', { name: 'Copy multi-host URI' }));
+    expect(copied).toHaveBeenLastCalledWith(multiHostUri);
+    await user.click(connection.getByRole('button', { name: 'Copy member addresses' }));
+    expect(copied).toHaveBeenLastCalledWith(members.join(','));
   });
 
   it('reads the members again when the hub says the instance changed: a lost member shows as stopped', async () => {
@@ -96,5 +138,6 @@ describe('the members of a cluster', () => {
     await screen.findByRole('region', { name: 'Connection' });
     expect(screen.queryByRole('region', { name: 'Members' })).not.toBeInTheDocument();
     expect(screen.queryByText('Endpoints')).not.toBeInTheDocument();
+    expect(screen.queryByText('Read-write address')).not.toBeInTheDocument();
   });
 });

@@ -1,0 +1,299 @@
+import { act, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import type { CurrentUser } from '../../../../contracts/auth';
+import type { ClusterHistoryEntry } from '../../../../contracts/clusters';
+import type { HealthCheck, Instance, InstanceMember, OperationKind } from '../../../../contracts/instances';
+import { formatDateTime } from '../../../../src/components/DateTime';
+import { hubEvent } from '../../../../src/features/realtime/realtimeSlice';
+import { admin, regular } from '../../fixtures';
+import { meHandler } from '../../handlers/authHandlers';
+import { allGroupsHandler, anInstance, instanceServer, instancesListHandler } from '../../handlers/instancesHandlers';
+import { problem, setupMsw } from '../../msw';
+import { pickOption } from '../../pickOption';
+import { renderApp } from '../../renderApp';
+
+const server = setupMsw();
+beforeAll(() => import('../../../../src/features/instances/InstancePage'), 30_000);
+jest.setTimeout(15_000);
+const firstRender = { timeout: 5000 };
+
+const pgMember = (ordinal: number, overrides: Partial<InstanceMember> = {}): InstanceMember => ({
+  ordinal,
+  name: `i-1-${ordinal}`,
+  role: 'replica',
+  state: 'running',
+  host: '127.0.0.1',
+  port: 15432 + 2 * ordinal,
+  lagBytes: 0,
+  timeline: 2,
+  raftIndex: null,
+  dbSizeBytes: null,
+  ...overrides,
+});
+
+const goodChecks: HealthCheck[] = [
+  { name: 'members', level: 'good', message: '3 of 3 members running' },
+  { name: 'leader', level: 'good', message: 'member 1 leads on timeline 2' },
+];
+const pausedCheck: HealthCheck = { name: 'failover', level: 'warn', message: 'automatic failover is paused (maintenance)' };
+
+const ledger = anInstance({ id: 'i-1', name: 'ledger', type: 'pg', members: 3, health: { level: 'good', checks: goodChecks } });
+const leaderAndStandbys = [
+  pgMember(1, { role: 'leader', lagBytes: null }),
+  pgMember(2, { role: 'sync_standby', lagBytes: 0 }),
+  pgMember(3, { lagBytes: 5_000_000 }),
+];
+
+const operationOf: Record<string, OperationKind> = {
+  switchover: 'switchover',
+  failover: 'failover',
+  pause: 'pause',
+  resume: 'resume',
+  restart: 'restartMember',
+  reinitialize: 'reinitializeMember',
+};
+
+interface Options {
+  who?: CurrentUser;
+  instance?: Instance;
+  members?: InstanceMember[];
+  history?: ClusterHistoryEntry[];
+  /** What the server says to the nth switchover (0-based); accepted unless this gives an answer. */
+  switchoverAnswer?: (n: number) => Response | undefined;
+}
+
+/** The page of a PostgreSQL cluster; each POST of its operations is written down with its body and accepted (202). */
+function openLedger({ who = admin, instance = ledger, members = leaderAndStandbys, history = [], switchoverAnswer }: Options = {}) {
+  const posts: { path: string; body: unknown }[] = [];
+  let memberReads = 0;
+  const accepted = (action: string) =>
+    HttpResponse.json({ ...instance, operation: { kind: operationOf[action], startedAt: '2025-02-03T05:00:00.000Z' }, version: instance.version + 1 }, { status: 202 });
+  server.use(
+    meHandler(who),
+    http.get('/instances/:id/members', () => {
+      memberReads += 1;
+      return HttpResponse.json(members);
+    }),
+    http.get('/instances/:id/cluster/history', () => HttpResponse.json(history)),
+    http.post('/instances/:id/cluster/:action', async ({ params, request }) => {
+      const action = String(params.action);
+      const n = posts.filter((post) => post.path === 'cluster/switchover').length;
+      posts.push({ path: `cluster/${action}`, body: await request.json() });
+      return (action === 'switchover' && switchoverAnswer?.(n)) || accepted(action);
+    }),
+    http.post('/instances/:id/members/:ordinal/:action', async ({ params, request }) => {
+      posts.push({ path: `members/${String(params.ordinal)}/${String(params.action)}`, body: await request.json() });
+      return accepted(String(params.action));
+    }),
+    ...instanceServer(instance).handlers,
+    instancesListHandler().handler,
+    allGroupsHandler([{ id: 'g-1', name: 'payments' }]),
+  );
+  return { ...renderApp('/instances/i-1'), posts, memberReads: () => memberReads, user: userEvent.setup() };
+}
+
+const members = () => within(screen.getByRole('region', { name: 'Members' }));
+/** The members' rows, once they are read. */
+const memberRows = () =>
+  waitFor(() => {
+    const rows = within(screen.getByRole('table', { name: 'Members' })).getAllByRole('row').slice(1);
+    expect(rows).toHaveLength(3);
+    return rows;
+  });
+
+describe('the members of a PostgreSQL cluster', () => {
+  it('shows each member’s timeline and lag behind the leader instead of raft index and database size', async () => {
+    openLedger({ members: [pgMember(1, { role: 'leader', lagBytes: null }), pgMember(2, { role: 'sync_standby', lagBytes: 0 }), pgMember(3, { lagBytes: 5_000_000, timeline: null })] });
+    await screen.findByRole('heading', { level: 1, name: 'ledger' }, firstRender);
+    const rows = await memberRows();
+    const table = within(screen.getByRole('table', { name: 'Members' }));
+    expect(table.getAllByRole('columnheader').map((header) => header.textContent)).toEqual(['Member', 'Role', 'State', 'Address', 'Timeline', 'Lag', 'Actions']);
+    expect(within(rows[0]).getAllByRole('cell').slice(4, 6).map((cell) => cell.textContent)).toEqual(['2', '—']);
+    expect(within(rows[1]).getAllByRole('cell').slice(4, 6).map((cell) => cell.textContent)).toEqual(['2', '0 B']);
+    expect(within(rows[2]).getAllByRole('cell').slice(4, 6).map((cell) => cell.textContent)).toEqual(['—', '5.0 MB']);
+    expect(within(rows[1]).getByText('Sync standby')).toBeInTheDocument();
+    expect(
+      members().getByText("3 members: the cluster's writes go to the leader through the read-write address; a replica takes over when the leader is lost."),
+    ).toBeInTheDocument();
+  });
+
+  it('keeps raft index and database size for an etcd cluster, with no cluster operations or history', async () => {
+    const etcd = (ordinal: number, role: InstanceMember['role']) => pgMember(ordinal, { role, lagBytes: null, timeline: null, raftIndex: 120, dbSizeBytes: 20_480 });
+    openLedger({ instance: anInstance({ id: 'i-1', name: 'locks', type: 'etcd', members: 3 }), members: [etcd(1, 'leader'), etcd(2, 'member'), etcd(3, 'member')] });
+    await screen.findByRole('heading', { level: 1, name: 'locks' }, firstRender);
+    await memberRows();
+    const table = within(screen.getByRole('table', { name: 'Members' }));
+    expect(table.getAllByRole('columnheader').map((header) => header.textContent)).toEqual(['Member', 'Role', 'State', 'Address', 'Raft index', 'Database size']);
+    expect(members().queryByRole('button')).not.toBeInTheDocument();
+    expect(screen.queryByRole('region', { name: 'Failovers and switchovers' })).not.toBeInTheDocument();
+  });
+
+  it('switches over to the sync standby unless another member is chosen', async () => {
+    const { posts, user } = openLedger();
+    await screen.findByRole('heading', { level: 1, name: 'ledger' }, firstRender);
+    await memberRows();
+    await user.click(members().getByRole('button', { name: 'Switch over' }));
+    const dialog = within(await screen.findByRole('dialog', { name: 'Switch over ledger' }));
+    expect(dialog.getByRole('combobox', { name: 'New leader' })).toHaveTextContent('Member 2: sync standby, 0 B behind');
+    await user.click(dialog.getByRole('button', { name: 'Switch over' }));
+
+    await waitFor(() => expect(posts).toEqual([{ path: 'cluster/switchover', body: { candidate: 2 } }]));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(await within(screen.getByRole('group', { name: 'State' })).findByRole('status')).toHaveTextContent('Switching the leader over…');
+    // The cluster waits for the switchover to end.
+    expect(members().getByRole('button', { name: 'Switch over' })).toBeDisabled();
+    expect(members().getByRole('button', { name: 'Restart member 2' })).toBeDisabled();
+  });
+
+  it('shows why a switchover onto a lagging member was refused, and forces it when asked to', async () => {
+    const refusal = 'Member 3 is 5000000 bytes behind the leader (the limit is 1048576 bytes): wait for it to catch up, or force the switchover.';
+    const { posts, user } = openLedger({ switchoverAnswer: (n) => (n === 0 ? problem(409, 'Conflict', refusal) : undefined) });
+    await screen.findByRole('heading', { level: 1, name: 'ledger' }, firstRender);
+    await memberRows();
+    await user.click(members().getByRole('button', { name: 'Switch over' }));
+    let dialog = within(await screen.findByRole('dialog', { name: 'Switch over ledger' }));
+    await pickOption(user, dialog.getByRole('combobox', { name: 'New leader' }), 'Member 3: replica, 5.0 MB behind');
+    await user.click(dialog.getByRole('button', { name: 'Switch over' }));
+
+    // Asked again, with the server's words and the member still chosen.
+    dialog = within(await screen.findByRole('dialog', { name: 'Switch over ledger' }));
+    expect(await dialog.findByText(refusal)).toBeInTheDocument();
+    expect(dialog.getByRole('combobox', { name: 'New leader' })).toHaveTextContent('Member 3');
+    await user.click(dialog.getByRole('checkbox', { name: 'Force even if it lags' }));
+    await user.click(dialog.getByRole('button', { name: 'Switch over' }));
+
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(posts).toEqual([
+      { path: 'cluster/switchover', body: { candidate: 3 } },
+      { path: 'cluster/switchover', body: { candidate: 3, force: true } },
+    ]);
+  });
+
+  it('offers a failover onto a running replica to admins, naming what may be lost before asking the server', async () => {
+    const { posts, user } = openLedger({ members: [...leaderAndStandbys.slice(0, 2), pgMember(3, { state: 'stopped' })] });
+    await screen.findByRole('heading', { level: 1, name: 'ledger' }, firstRender);
+    const rows = await memberRows();
+    // Not onto the leader, nor onto a member that is down.
+    expect(within(rows[0]).queryByRole('button', { name: /fail over/i })).not.toBeInTheDocument();
+    expect(within(rows[2]).queryByRole('button', { name: /fail over/i })).not.toBeInTheDocument();
+
+    await user.click(within(rows[1]).getByRole('button', { name: 'Fail over to member 2' }));
+    let dialog = within(await screen.findByRole('dialog', { name: 'Fail ledger over to member 2?' }));
+    expect(dialog.getByText(/Commits the old leader had not sent to member 2 are lost\./)).toBeInTheDocument();
+    await user.click(dialog.getByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(posts).toEqual([]);
+
+    await user.click(within(rows[1]).getByRole('button', { name: 'Fail over to member 2' }));
+    dialog = within(await screen.findByRole('dialog', { name: 'Fail ledger over to member 2?' }));
+    await user.click(dialog.getByRole('button', { name: 'Fail over to member 2' }));
+    await waitFor(() => expect(posts).toEqual([{ path: 'cluster/failover', body: { candidate: 2 } }]));
+  });
+
+  it('offers no failover to a regular user, who may still restart and rebuild members', async () => {
+    openLedger({ who: regular });
+    await screen.findByRole('heading', { level: 1, name: 'ledger' }, firstRender);
+    const rows = await memberRows();
+    expect(within(rows[1]).getByRole('button', { name: 'Restart member 2' })).toBeEnabled();
+    expect(within(rows[1]).getByRole('button', { name: 'Rebuild member 2' })).toBeEnabled();
+    expect(members().queryByRole('button', { name: /fail over/i })).not.toBeInTheDocument();
+  });
+
+  it('restarts a member at once, and rebuilds a replica only after a yes', async () => {
+    const { posts, user } = openLedger();
+    await screen.findByRole('heading', { level: 1, name: 'ledger' }, firstRender);
+    const rows = await memberRows();
+    // The leader is what the others are rebuilt from.
+    expect(within(rows[0]).queryByRole('button', { name: 'Rebuild member 1' })).not.toBeInTheDocument();
+
+    await user.click(within(rows[2]).getByRole('button', { name: 'Rebuild member 3' }));
+    const dialog = within(await screen.findByRole('dialog', { name: 'Rebuild member 3 of ledger?' }));
+    expect(dialog.getByText(/Its data is deleted and copied from the leader again\./)).toBeInTheDocument();
+    expect(posts).toEqual([]);
+    await user.click(dialog.getByRole('button', { name: 'Rebuild member 3' }));
+    await waitFor(() => expect(posts).toEqual([{ path: 'members/3/reinitialize', body: {} }]));
+  });
+
+  it('restarts a member without asking, and reads the members again when the restart ends', async () => {
+    const { posts, store, memberReads, user } = openLedger();
+    await screen.findByRole('heading', { level: 1, name: 'ledger' }, firstRender);
+    const rows = await memberRows();
+    await user.click(within(rows[0]).getByRole('button', { name: 'Restart member 1' }));
+    await waitFor(() => expect(posts).toEqual([{ path: 'members/1/restart', body: {} }]));
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+
+    const before = memberReads();
+    act(() => {
+      store.dispatch(hubEvent('OperationCompleted', { instanceId: 'i-1', kind: 'restartMember', ok: true, error: null, detail: 'member 1: restarted' }, 't'));
+    });
+    await waitFor(() => expect(memberReads()).toBe(before + 1));
+    expect(await members().findByRole('button', { name: 'Restart member 1' })).toBeEnabled();
+  });
+
+  it('pauses automatic failover, and offers to resume it once the health says it is paused', async () => {
+    const { posts, store, user } = openLedger();
+    await screen.findByRole('heading', { level: 1, name: 'ledger' }, firstRender);
+    await memberRows();
+    await user.click(members().getByRole('button', { name: 'Pause failover' }));
+    await waitFor(() => expect(posts).toEqual([{ path: 'cluster/pause', body: {} }]));
+    await waitFor(() => expect(members().getByRole('button', { name: 'Pause failover' })).toBeDisabled());
+
+    act(() => {
+      store.dispatch(hubEvent('OperationCompleted', { instanceId: 'i-1', kind: 'pause', ok: true, error: null, detail: null }, 't'));
+      store.dispatch(
+        hubEvent(
+          'InstanceStatusChanged',
+          { id: 'i-1', status: 'running', previousStatus: 'running', statusReason: null, health: { level: 'warn', checks: [...goodChecks, pausedCheck] }, version: 5 },
+          't',
+        ),
+      );
+    });
+    const resume = await members().findByRole('button', { name: 'Resume failover' });
+    expect(resume).toBeEnabled();
+    await user.click(resume);
+    await waitFor(() => expect(posts).toContainEqual({ path: 'cluster/resume', body: {} }));
+  });
+
+  it('offers to resume failover when the cluster is opened paused', async () => {
+    openLedger({ instance: { ...ledger, health: { level: 'warn', checks: [...goodChecks, pausedCheck] } } });
+    await screen.findByRole('heading', { level: 1, name: 'ledger' }, firstRender);
+    expect(await members().findByRole('button', { name: 'Resume failover' })).toBeInTheDocument();
+    expect(members().queryByRole('button', { name: 'Pause failover' })).not.toBeInTheDocument();
+  });
+
+  it('offers nothing while the cluster is stopped', async () => {
+    openLedger({ instance: { ...ledger, status: 'stopped' }, members: leaderAndStandbys.map((m) => ({ ...m, state: 'stopped' as const })) });
+    await screen.findByRole('heading', { level: 1, name: 'ledger' }, firstRender);
+    await memberRows();
+    for (const button of members().getAllByRole('button')) expect(button).toBeDisabled();
+  });
+});
+
+describe('the failovers and switchovers of a PostgreSQL cluster', () => {
+  it('lists each new timeline: when, the new leader and why', async () => {
+    const history: ClusterHistoryEntry[] = [
+      { timeline: 1, lsn: 50_331_808, reason: 'no recovery target specified', at: '2025-02-03T06:07:08.000Z', newLeader: 'i-1-2' },
+      { timeline: 2, lsn: 67_109_024, reason: 'switchover', at: null, newLeader: null },
+    ];
+    openLedger({ history });
+    await screen.findByRole('heading', { level: 1, name: 'ledger' }, firstRender);
+    const table = within(await screen.findByRole('table', { name: 'Failovers and switchovers' }));
+    expect(table.getAllByRole('columnheader').map((header) => header.textContent)).toEqual(['Timeline', 'When', 'New leader', 'Reason']);
+    const rows = table.getAllByRole('row').slice(1);
+    expect(within(rows[0]).getAllByRole('cell').map((cell) => cell.textContent)).toEqual([
+      '1',
+      formatDateTime('2025-02-03T06:07:08.000Z'),
+      'i-1-2',
+      'no recovery target specified',
+    ]);
+    expect(within(rows[1]).getAllByRole('cell').map((cell) => cell.textContent)).toEqual(['2', '—', '—', 'switchover']);
+  });
+
+  it('says so when the cluster never changed its leader', async () => {
+    openLedger();
+    await screen.findByRole('heading', { level: 1, name: 'ledger' }, firstRender);
+    const section = within(await screen.findByRole('region', { name: 'Failovers and switchovers' }));
+    expect(await section.findByText('No failover or switchover yet.')).toBeInTheDocument();
+  });
+});
