@@ -20,7 +20,7 @@ export interface ClusterPreset {
 }
 
 export const clusterPresets: Record<ClusterPresetName, ClusterPreset> = {
-  fast: { ttl: 20, loopWait: 2, retryTimeout: 9, checkIntervalMs: 1000, checkFall: 2 },
+  fast: { ttl: 20, loopWait: 1, retryTimeout: 9, checkIntervalMs: 500, checkFall: 2 },
   normal: { ttl: 30, loopWait: 10, retryTimeout: 10, checkIntervalMs: 2000, checkFall: 3 },
   safe: { ttl: 60, loopWait: 10, retryTimeout: 25, checkIntervalMs: 3000, checkFall: 3 },
 };

@@ -26,6 +26,9 @@ export const operationKinds = [
   'resume',
   'restartMember',
   'reinitializeMember',
+  // An etcd instance's upkeep.
+  'compact',
+  'defragment',
 ] as const;
 export type OperationKind = (typeof operationKinds)[number];
 

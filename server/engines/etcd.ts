@@ -9,6 +9,7 @@ import { checkValue, thisHost } from './parameterValues';
 import { EngineError, giveToEngineUser, isAlive, isProcessOf, run, spawnDetached } from './processRunner';
 import { instanceUser, migrateInstanceFolder, removeInstanceUser, type EngineUser } from './instanceUsers';
 import { instanceLimits } from './confinement';
+import { maintenanceChecks } from './etcdMaintenance';
 import { clusterHealth, healthy, initialCluster, memberPeerUrl, memberStatus, memberUrl, membersOf as membersAt, type Member } from './etcdMembers';
 
 /** The etcd flags an operator may set; every change needs a restart (etcd has no live reload). */
@@ -284,14 +285,28 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
       const members = membersOf(rt);
       if (members.length === 1) {
         checks.push({ name: 'process', level: running ? 'good' : 'error', message: running ? 'etcd is running' : 'etcd is not running' });
+        let serving = false;
         if (running) {
           const ok = await healthy(rt);
-          checks.push({ name: 'health', level: ok ? 'good' : 'error', message: ok ? '/health answers true' : '/health does not answer true' });
+          const upkeep = await maintenanceChecks(rt);
+          // etcd's /health says false while an alarm is raised: it still serves reads, and the alarm's check says why.
+          const alarmed = upkeep.some((c) => c.name === 'alarms');
+          serving = ok || alarmed;
+          checks.push({
+            name: 'health',
+            level: ok ? 'good' : alarmed ? 'warn' : 'error',
+            message: ok ? '/health answers true' : alarmed ? '/health answers false while an alarm is raised' : '/health does not answer true',
+          });
+          checks.push(...upkeep);
         }
-        const level = checks.some((c) => c.level === 'error') ? 'error' : 'good';
-        return { running: running && level === 'good', level, checks };
+        const level = checks.some((c) => c.level === 'error') ? 'error' : checks.some((c) => c.level === 'warn') ? 'warn' : 'good';
+        // A raised alarm is an error of its health, not a sign it is down: it still answers reads.
+        return { running: serving, level, checks };
       }
-      return clusterHealth(await statuses(members), running);
+      const health = clusterHealth(await statuses(members), running);
+      if (!health.running) return health;
+      const all = [...health.checks, ...(await maintenanceChecks(rt))];
+      return { running: true, checks: all, level: all.some((c) => c.level === 'error') ? 'error' : all.some((c) => c.level === 'warn') ? 'warn' : 'good' };
     },
 
     members: (rt) => statuses(membersOf(rt)),

@@ -248,3 +248,15 @@ export async function removeEtcdScopedUser(rt: InstanceRuntime, user: string, pr
     }
   }
 }
+
+/** One call to etcd's JSON gateway on the member listening on `port`, as root (maintenance the owner may not do). */
+export async function etcdRootCall<T>(rt: InstanceRuntime, port: number, call: string, body: object): Promise<T> {
+  const member = { ...rt, port };
+  const rootPassword = readSecret(secrets(rt).root);
+  const token = rootPassword === null ? undefined : await logIn(member, rootUser, rootPassword).catch((error: unknown) => {
+    // Auth not on yet (a first start under way): the call goes without a token.
+    if (notEnabled(error)) return undefined;
+    throw error;
+  });
+  return gateway<T>(member, call, body, token);
+}

@@ -101,11 +101,13 @@ export function pgSuperuserPassword(rt: InstanceRuntime): string {
 }
 
 /** The control plane's superuser connection to the instance, over its socket. */
-export const pgSuperuserTarget = (rt: InstanceRuntime): PgTarget =>
-  rt.cluster
-    ? // A cluster's through its read-write address, which leads to whichever member leads.
-      { rt: { id: rt.id, dir: rt.dir, port: rt.cluster.readWritePort }, socket: '127.0.0.1', password: pgSuperuserPassword(rt) }
-    : { rt, socket: paths(rt).socket, password: pgSuperuserPassword(rt) };
+export function pgSuperuserTarget(rt: InstanceRuntime): PgTarget {
+  // A cluster's through its read-write address, which leads to whichever member leads.
+  if (rt.cluster) return { rt: { id: rt.id, dir: rt.dir, port: rt.cluster.readWritePort }, socket: '127.0.0.1', password: pgSuperuserPassword(rt) };
+  // A cluster's member has no socket (pgCluster.ts): its port on loopback.
+  if (rt.member) return { rt, socket: '127.0.0.1', password: pgSuperuserPassword(rt) };
+  return { rt, socket: paths(rt).socket, password: pgSuperuserPassword(rt) };
+}
 
 /** The owner role and the superuser's password as DESIGN §11 wants them, after every start. */
 const ensureRoles = (rt: InstanceRuntime) => ensurePgRoles(pgSuperuserTarget(rt), paths(rt).previousSecret);

@@ -177,7 +177,9 @@ function patroniConfig(rt: InstanceRuntime, m: ClusterMember, { pgBinDir, superu
         rewind: { username: 'rewinder', password: readSecret(f.rewind) },
       },
       parameters: {
-        unix_socket_directories: mf.run,
+        // No Unix socket: a member folder's path can exceed a socket's 107 bytes, and Patroni, HAProxy
+        // and Warden all reach a member over loopback TCP.
+        unix_socket_directories: '',
         logging_collector: 'on',
         log_destination: 'jsonlog',
         log_directory: path.join(rt.dir, 'logs'),
@@ -185,7 +187,6 @@ function patroniConfig(rt: InstanceRuntime, m: ClusterMember, { pgBinDir, superu
         log_rotation_size: '100MB',
       },
       pg_hba: [
-        'local all all scram-sha-256',
         'host replication replicator 127.0.0.1/32 scram-sha-256',
         'host all all 127.0.0.1/32 scram-sha-256',
       ],
@@ -473,10 +474,21 @@ async function waitFor(rt: InstanceRuntime, members: ClusterMember[], withinMs: 
     if (leader && members.every((m) => running(m.name))) return clusterMembers(rt).find((m) => m.name === leader.name)!;
     const dead = members.find((m) => patroniPid(m) === null);
     if (dead || Date.now() > deadline) {
-      const why = tail(memberFiles(dead ?? members[0]).log) || tail(path.join((dead ?? members[0]).dir, 'patroni.log'));
+      const patroniLog = path.join((dead ?? members[0]).dir, 'patroni.log');
+      const why = problemLines(patroniLog) || tail(memberFiles(dead ?? members[0]).log) || tail(patroniLog);
       throw new EngineError(`Member ${(dead ?? members[0]).ordinal} of the cluster did not ${dead ? 'keep running' : 'become ready in time'}.${why ? `\n${why}` : ''}`);
     }
     await sleep(250);
+  }
+}
+
+/** What Patroni logged as going wrong (its errors, and initdb's or postgres's words it passed on), last few. */
+function problemLines(file: string): string {
+  try {
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    return lines.filter((line) => /\b(ERROR|FATAL|CRITICAL)\b|initdb:|error:/.test(line)).slice(-4).join('\n');
+  } catch {
+    return '';
   }
 }
 

@@ -9,6 +9,7 @@ import {
   setFailoverPaused,
   type ClusterMember,
 } from '../engines/pgCluster';
+import { compact, defragment } from '../engines/etcdMaintenance';
 import { HttpProblem } from '../http/problems';
 import type { InstanceContext } from './instanceContext';
 import { probeInto } from './instanceHealth';
@@ -155,5 +156,17 @@ export async function actOnMember(ctx: InstanceContext, id: string, ordinal: num
     await untilMembers(ctx, current, currentRt, (now) => now.some((m) => m.ordinal === ordinal && m.state === 'running'), 300_000);
     await probeInto(ctx, current, currentRt, engine);
     return `member ${ordinal}: ${said}`;
+  });
+}
+
+/** An etcd instance's compaction or defragmentation (etcdMaintenance.ts), as an operation. */
+export async function etcdUpkeep(ctx: InstanceContext, id: string, what: 'compact' | 'defragment'): Promise<Instance> {
+  const row = await ctx.requireRow(id);
+  if (row.type !== 'etcd') throw new HttpProblem(409, `${row.name} is a PostgreSQL instance: compaction and defragmentation are etcd's.`);
+  if (row.status !== 'running') throw new HttpProblem(409, `${row.name} is ${row.status}: start it first.`);
+  return operate(ctx, id, what, {}, async (current, rt, engine) => {
+    const said = what === 'compact' ? await compact(rt) : await defragment(rt);
+    await probeInto(ctx, current, rt, engine);
+    return said;
   });
 }

@@ -1,4 +1,4 @@
-import { actOnMember, failover, setPaused, switchover, type SwitchoverInput } from './clusterOperations';
+import { actOnMember, etcdUpkeep, failover, setPaused, switchover, type SwitchoverInput } from './clusterOperations';
 import type { ConfigChange, Instance, InstanceConfig, InstanceMember, InstanceStatus, OperationCompletedPayload, UpdateConfigResponse } from '../../contracts/instances';
 import type { InstanceType } from '../../contracts/instanceValues';
 import { inUnit } from '../../contracts/parameterUnits';
@@ -89,6 +89,10 @@ export class InstanceService extends InstanceContext {
 
   actOnMember(id: string, ordinal: number, action: 'restart' | 'reinitialize'): Promise<Instance> {
     return actOnMember(this, id, ordinal, action);
+  }
+
+  etcdUpkeep(id: string, what: 'compact' | 'defragment'): Promise<Instance> {
+    return etcdUpkeep(this, id, what);
   }
 
   // ---- Configuration ----

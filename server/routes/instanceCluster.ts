@@ -78,6 +78,19 @@ export const instanceClusterRoutes: InstanceRoutes = async (app, { ctx, authz, s
     });
   }
 
+  for (const [what, summary] of [
+    ['compact', "etcd: drop the history before the current revision (etcd's compaction)"],
+    ['defragment', "etcd: rewrite each member's backend file without its free space, then disarm a NOSPACE alarm"],
+  ] as const) {
+    app.post(`/:id/etcd/${what}`, { config: { access: 'user' }, schema: { tags, summary, params: IdParams, body: EmptyBody, response: accepted } }, async (request, reply) => {
+      const instance = await visible(request, request.params.id);
+      const result = await audited(ctx, request, { action: `instances.etcd.${what}`, target: instance.id, detail: { name: instance.name } }, () =>
+        service.etcdUpkeep(instance.id, what),
+      );
+      return reply.code(202).send(result);
+    });
+  }
+
   app.get(
     '/:id/cluster/history',
     { config: { access: 'user' }, schema: { tags, summary: "The cluster's timelines from Patroni: each failover or switchover, when and why", params: IdParams, response: { 200: Type.Array(ClusterHistoryEntry), 404: Problem } } },

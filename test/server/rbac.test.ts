@@ -127,6 +127,8 @@ const expectations: Record<string, Rule> = {
   'POST /instances/{id}/members/{ordinal}/restart': groupScoped(409),
   'POST /instances/{id}/members/{ordinal}/reinitialize': groupScoped(409),
   'GET /instances/{id}/cluster/history': groupScoped(200),
+  'POST /instances/{id}/etcd/compact': groupScoped(409),
+  'POST /instances/{id}/etcd/defragment': groupScoped(409),
   // A forced failover may lose commits: a group's members see the cluster but only admins may force it.
   'POST /instances/{id}/cluster/failover': { needsSession: true, answers: { anonymous: [401], nonMember: [404], member: [403], admin: [409] } },
   // Members get the owner role's password; ?role=superuser is an admin's (pgRoles.test.ts).
