@@ -36,11 +36,13 @@ import {
   forgetClusterInDcs,
   initializeCluster,
   leaderMember,
+  memberAction,
   memberPostmasterPid,
   memberRuntime,
   patroniApi,
   patroniPid,
   probeCluster,
+  readCluster,
   startCluster,
   stopCluster,
   stoppedClusterMembers,
@@ -573,6 +575,33 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
       await sleep(200);
     }
   }
+  /**
+   * A running cluster restarts one member at a time through Patroni, the replicas first and the leader
+   * last, so reads go on throughout and writes pause only while the leader's postgres restarts.
+   */
+  async function rollingRestart(rt: InstanceRuntime) {
+    const leader = await leaderMember(rt);
+    const members = clusterMembers(rt).filter((m) => patroniPid(m) !== null);
+    const order = [...members.filter((m) => m.name !== leader?.name), ...members.filter((m) => m.name === leader?.name)];
+    for (const m of order) {
+      await memberAction(rt, m, 'restart');
+      await untilMemberRuns(rt, m.name);
+    }
+    // Members whose Patroni was not running start now, as a start would.
+    await startCluster(rt, tools(rt));
+    await untilWritable(rt);
+  }
+
+  /** Until Patroni lists the member as running again (a restart answers before postgres is up). */
+  async function untilMemberRuns(rt: InstanceRuntime, name: string, withinMs = 120_000) {
+    for (const deadline = Date.now() + withinMs; ; ) {
+      const listed = (await readCluster(rt)) ?? [];
+      if (listed.some((p) => p.name === name && (p.state === 'running' || p.state === 'streaming'))) return;
+      if (Date.now() > deadline) throw new EngineError(`Member ${name} did not run again within ${withinMs / 1000} seconds.`);
+      await sleep(250);
+    }
+  }
+
   const notForClusters = (what: string) => new EngineError(`${what} of a PostgreSQL cluster is not offered yet.`);
 
   /** The new values through Patroni's dynamic configuration, so every member gets them. */
@@ -615,6 +644,7 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
     stop: (rt) => (rt.cluster ? stopCluster(rt) : single.stop(rt)),
 
     async restart(rt) {
+      if (rt.cluster && clusterPid(rt) !== null) return rollingRestart(rt);
       await engine.stop(rt);
       await engine.start(rt);
     },

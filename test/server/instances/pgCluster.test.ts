@@ -226,6 +226,26 @@ describe('a PostgreSQL cluster of three members on Patroni', () => {
     expect(history.at(-1)).toMatchObject({ newLeader: leader.name, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
   });
 
+  it('gives every member a configuration change through Patroni, and restarts member by member for one that needs it', async () => {
+    await world.service().idle();
+    await until((l) => l.every((m) => m.state === 'running'));
+    const leader = leaderOf(await members())!;
+    const saved = await world.call('PUT', `/instances/${cluster.id}/config`, { parameters: { work_mem: '8MB', max_connections: '120' }, apply: 'restart' });
+    expect(saved.json()).toMatchObject({ reload: ['work_mem'], restart: ['max_connections'], applied: 'restarting' });
+    await world.service().idle();
+    expect(world.events('OperationCompleted').filter((p) => p.instanceId === cluster.id).at(-1)).toMatchObject({ ok: true });
+    // Each member has both values: asked one by one on its own port.
+    for (const m of await until((l) => l.every((x) => x.state === 'running'))) {
+      const [settings] = await asOwner<{ work_mem: string; max_connections: string }>(
+        `127.0.0.1:${m.port}`,
+        "select current_setting('work_mem') as work_mem, current_setting('max_connections') as max_connections",
+      );
+      expect(settings).toEqual({ work_mem: '8MB', max_connections: '120' });
+    }
+    // A rolling restart keeps the leader where it was.
+    expect(leaderOf(await members())?.ordinal).toBe(leader.ordinal);
+  });
+
   it('stops and starts every member together, keeping its data', async () => {
     await world.service().idle();
     const [before] = await asOwner<{ n: string }>(connection.readWrite!, 'select count(*)::text as n from notes');
