@@ -29,6 +29,8 @@ export const operationKinds = [
   // An etcd instance's upkeep.
   'compact',
   'defragment',
+  'addMember',
+  'removeMember',
 ] as const;
 export type OperationKind = (typeof operationKinds)[number];
 

@@ -27,7 +27,9 @@ const historyColumns: Column<ClusterHistoryEntry>[] = [
 
 /** `warden cluster …`: a PostgreSQL cluster's members and Patroni's operations on them. */
 export function registerCluster(program: Command): void {
-  const cluster = program.command('cluster').description("A cluster's members, history, switchover, failover, maintenance and member rebuilds (named by name or id)");
+  const cluster = program
+    .command('cluster')
+    .description("A cluster's members, history, switchover, failover, maintenance, member rebuilds, and an etcd cluster's growth (named by name or id)");
 
   cluster
     .command('members')
@@ -104,6 +106,28 @@ export function registerCluster(program: Command): void {
       },
     );
   }
+
+  addWaitOptions(cluster.command('add-member').argument('<instance>', 'name or id').description('Grow an etcd cluster by one member (up to 5)')).action(
+    async (ref: string, options: WaitOptions, command: Command) => {
+      const ctx = contextOf(command);
+      const instance = await resolveInstance(ctx.api(), ref);
+      const accepted = await ctx.api().post<Instance>(`/instances/${instance.id}/members`);
+      await finishOperation(ctx, accepted, 'running', `Adding a member to ${instance.name}`, options);
+    },
+  );
+
+  addWaitOptions(
+    cluster
+      .command('remove-member')
+      .argument('<instance>', 'name or id')
+      .description('Shrink an etcd cluster by its last member; refused when the members left could not reach a quorum')
+      .requiredOption('--member <member>', 'the last member (members keep their numbers)', positiveInteger),
+  ).action(async (ref: string, options: { member: number } & WaitOptions, command: Command) => {
+    const ctx = contextOf(command);
+    const instance = await resolveInstance(ctx.api(), ref);
+    const accepted = await ctx.api().delete<Instance>(`/instances/${instance.id}/members/${options.member}`);
+    await finishOperation(ctx, accepted, 'running', `Removing member ${options.member} of ${instance.name}`, options);
+  });
 
   for (const [name, action, verb] of [
     ['reinit', 'reinitialize', 'Rebuild a replica of'],

@@ -118,6 +118,10 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
       // Only flags of the list reach the command line, whatever the file holds.
       .filter(([name]) => settable.has(name))
       .map(([name, value]) => `--${name}=${value}`);
+    // A member without data whose cluster has some (one added by a grow) joins it; at the cluster's
+    // birth every member starts without data, as a new cluster.
+    const hasData = (m: Member) => fs.existsSync(path.join(m.data, 'member'));
+    const clusterExists = members.some(hasData);
     const spawned = await Promise.all(
       stopped.map(async (m) => {
         // The other members' folders (members/<ordinal>) are the instance user's, like the first's.
@@ -134,7 +138,7 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
           `--initial-advertise-peer-urls=${memberPeerUrl(m)}`,
           // Read only when the data folder is new: a member that rejoins keeps the cluster it knows.
           `--initial-cluster=${initialCluster(members)}`,
-          '--initial-cluster-state=new',
+          `--initial-cluster-state=${clusterExists && !hasData(m) ? 'existing' : 'new'}`,
           `--initial-cluster-token=${rt.id}`,
           '--logger=zap',
           '--log-outputs=stderr',

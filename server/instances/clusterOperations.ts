@@ -1,5 +1,6 @@
 import type { Instance, InstanceMember } from '../../contracts/instances';
 import type { InstanceRow } from '../db/instances';
+import path from 'node:path';
 import type { InstanceRuntime } from '../engines/engine';
 import {
   clusterMembers,
@@ -10,6 +11,8 @@ import {
   type ClusterMember,
 } from '../engines/pgCluster';
 import { compact, defragment } from '../engines/etcdMaintenance';
+import { announceMember, healthyCount, quorumOf, removeMember } from '../engines/etcdMembership';
+import { healthy } from '../engines/etcdMembers';
 import { HttpProblem } from '../http/problems';
 import type { InstanceContext } from './instanceContext';
 import { probeInto } from './instanceHealth';
@@ -168,5 +171,82 @@ export async function etcdUpkeep(ctx: InstanceContext, id: string, what: 'compac
     const said = what === 'compact' ? await compact(rt) : await defragment(rt);
     await probeInto(ctx, current, rt, engine);
     return said;
+  });
+}
+
+/** The most members an etcd instance has. */
+export const etcdMemberLimit = 5;
+
+/** Member `ordinal`'s folder and pid file (members after the first keep theirs under members/<n>). */
+const memberFolder = (rt: InstanceRuntime, ordinal: number) => path.join(rt.dir, 'members', String(ordinal));
+
+async function runningEtcd(ctx: InstanceContext, id: string): Promise<{ row: InstanceRow; rt: InstanceRuntime; count: number }> {
+  const row = await ctx.requireRow(id);
+  if (row.type !== 'etcd') throw new HttpProblem(409, `${row.name} is a PostgreSQL instance: adding and removing its members is not offered yet.`);
+  if (row.status !== 'running') throw new HttpProblem(409, `${row.name} is ${row.status}: start it first.`);
+  const rt = ctx.runtime(row);
+  return { row, rt, count: 1 + (rt.members?.length ?? 0) };
+}
+
+/**
+ * Grows an etcd instance by one member: new ports, then etcd's member add, then the member's process,
+ * which joins the cluster and copies its data. A member that cannot start is taken out again.
+ */
+export async function addEtcdMember(ctx: InstanceContext, id: string): Promise<Instance> {
+  const { row, count } = await runningEtcd(ctx, id);
+  if (count >= etcdMemberLimit) throw new HttpProblem(409, `${row.name} has ${etcdMemberLimit} members, the most an etcd instance has.`);
+  return operate(ctx, id, 'addMember', {}, async (current, rt, engine) => {
+    const ordinal = count + 1;
+    const before = rt.members ?? [];
+    // The ports are the instance's from the moment they are picked, so no creation takes them meanwhile.
+    const added = await ctx.ports.withPorts(2, async ([port, peerPort]) => {
+      await ctx.change(id, { member_ports: JSON.stringify([...before, { port, peerPort }]) });
+      return { port, peerPort };
+    });
+    const grown: InstanceRuntime = { ...rt, members: [...before, added] };
+    await step(ctx, id, `Member ${ordinal} announced to the cluster on peer port ${added.peerPort}; its process starts next.`);
+    try {
+      await announceMember(rt, added.peerPort);
+      await engine.start(grown);
+    } catch (error) {
+      // Nothing half-made stays: etcd forgets the member, and the record its ports.
+      const folder = memberFolder(grown, ordinal);
+      await removeMember(grown, added.peerPort, folder, path.join(folder, 'etcd.pid'), ctx.deps.config.engines.etcdBin).catch(() => undefined);
+      await ctx.change(id, { member_ports: before.length > 0 ? JSON.stringify(before) : null });
+      throw error;
+    }
+    await probeInto(ctx, current, grown, engine);
+    return `member ${ordinal} joined: ${ordinal} members, a quorum of ${quorumOf(ordinal)}`;
+  });
+}
+
+/**
+ * Shrinks an etcd instance by its last member (members keep their numbers and ports): etcd's member
+ * remove, then its process ends and its folder goes. Refused when the members left that answer would
+ * be fewer than their quorum, for the cluster could not write any more: etcd's own reconfiguration
+ * check refuses it too, so it is said before anything is asked.
+ */
+export async function removeEtcdMember(ctx: InstanceContext, id: string, ordinal: number): Promise<Instance> {
+  const { row, rt, count } = await runningEtcd(ctx, id);
+  if (count === 1) throw new HttpProblem(409, `${row.name} has a single member: delete the instance instead.`);
+  if (ordinal !== count) {
+    throw new HttpProblem(400, `Only the last member (${count}) is removed: members keep their numbers and ports.`, { errors: { ordinal: [`Remove member ${count}.`] } });
+  }
+  const last = rt.members![rt.members!.length - 1];
+  const answering = (await healthyCount(rt)) - ((await healthy({ port: last.port })) ? 1 : 0);
+  if (answering < quorumOf(count - 1)) {
+    throw new HttpProblem(
+      409,
+      `Without member ${ordinal}, ${answering} of ${count - 1} members answer, fewer than a quorum of ${quorumOf(count - 1)}: the cluster could not write. Start the others first.`,
+    );
+  }
+  return operate(ctx, id, 'removeMember', {}, async (current, currentRt, engine) => {
+    const folder = memberFolder(currentRt, ordinal);
+    await removeMember(currentRt, last.peerPort, folder, path.join(folder, 'etcd.pid'), ctx.deps.config.engines.etcdBin);
+    const left = (currentRt.members ?? []).slice(0, -1);
+    await ctx.change(id, { member_ports: left.length > 0 ? JSON.stringify(left) : null });
+    const shrunk: InstanceRuntime = { ...currentRt, members: left.length > 0 ? left : undefined };
+    await probeInto(ctx, current, shrunk, engine);
+    return `member ${ordinal} removed: ${count - 1} member${count - 1 === 1 ? '' : 's'}, a quorum of ${quorumOf(count - 1)}`;
   });
 }

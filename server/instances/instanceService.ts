@@ -1,4 +1,4 @@
-import { actOnMember, etcdUpkeep, failover, setPaused, switchover, type SwitchoverInput } from './clusterOperations';
+import { actOnMember, addEtcdMember, etcdUpkeep, removeEtcdMember, failover, setPaused, switchover, type SwitchoverInput } from './clusterOperations';
 import type { ConfigChange, Instance, InstanceConfig, InstanceMember, InstanceStatus, OperationCompletedPayload, UpdateConfigResponse } from '../../contracts/instances';
 import type { InstanceType } from '../../contracts/instanceValues';
 import { inUnit } from '../../contracts/parameterUnits';
@@ -93,6 +93,14 @@ export class InstanceService extends InstanceContext {
 
   etcdUpkeep(id: string, what: 'compact' | 'defragment'): Promise<Instance> {
     return etcdUpkeep(this, id, what);
+  }
+
+  addEtcdMember(id: string): Promise<Instance> {
+    return addEtcdMember(this, id);
+  }
+
+  removeEtcdMember(id: string, ordinal: number): Promise<Instance> {
+    return removeEtcdMember(this, id, ordinal);
   }
 
   // ---- Configuration ----

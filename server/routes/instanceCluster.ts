@@ -91,6 +91,38 @@ export const instanceClusterRoutes: InstanceRoutes = async (app, { ctx, authz, s
     });
   }
 
+  app.post(
+    '/:id/members',
+    { config: { access: 'user' }, schema: { tags, summary: 'etcd: add a member (one at a time, up to 5) through etcd member add', params: IdParams, body: EmptyBody, response: accepted } },
+    async (request, reply) => {
+      const instance = await visible(request, request.params.id);
+      const result = await audited(ctx, request, { action: 'instances.members.add', target: instance.id, detail: { name: instance.name } }, () =>
+        service.addEtcdMember(instance.id),
+      );
+      return reply.code(202).send(result);
+    },
+  );
+
+  app.delete(
+    '/:id/members/:ordinal',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'etcd: remove the last member through etcd member remove; refused when the members left could not reach a quorum',
+        params: MemberParams,
+        response: accepted,
+      },
+    },
+    async (request, reply) => {
+      const instance = await visible(request, request.params.id);
+      const result = await audited(ctx, request, { action: 'instances.members.remove', target: instance.id, detail: { name: instance.name, member: request.params.ordinal } }, () =>
+        service.removeEtcdMember(instance.id, request.params.ordinal),
+      );
+      return reply.code(202).send(result);
+    },
+  );
+
   app.get(
     '/:id/cluster/history',
     { config: { access: 'user' }, schema: { tags, summary: "The cluster's timelines from Patroni: each failover or switchover, when and why", params: IdParams, response: { 200: Type.Array(ClusterHistoryEntry), 404: Problem } } },

@@ -128,6 +128,9 @@ const expectations: Record<string, Rule> = {
   'POST /instances/{id}/members/{ordinal}/reinitialize': groupScoped(409),
   'GET /instances/{id}/cluster/history': groupScoped(200),
   'POST /instances/{id}/etcd/compact': groupScoped(409),
+  // The fixture is a single PostgreSQL server: its members are neither added nor removed here.
+  'POST /instances/{id}/members': groupScoped(409),
+  'DELETE /instances/{id}/members/{ordinal}': groupScoped(409),
   'POST /instances/{id}/etcd/defragment': groupScoped(409),
   // A forced failover may lose commits: a group's members see the cluster but only admins may force it.
   'POST /instances/{id}/cluster/failover': { needsSession: true, answers: { anonymous: [401], nonMember: [404], member: [403], admin: [409] } },

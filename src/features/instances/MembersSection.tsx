@@ -6,7 +6,7 @@ import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { DataTable, type Column } from '../../components/DataTable';
 import { Section } from '../../components/Section';
 import { selectCurrentUser } from '../auth/selectors';
-import { failoverPauseRequested, failoverRequested, memberActionRequested, switchoverRequested } from './clusterSaga';
+import { etcdMemberAddRequested, etcdMemberRemoveRequested, failoverPauseRequested, failoverRequested, memberActionRequested, switchoverRequested } from './clusterSaga';
 import { useMembersQuery } from './instancesApi';
 import { switchoverCandidates } from './SwitchoverModal';
 
@@ -60,11 +60,11 @@ export function MembersSection({ instance }: { instance: ClusterInstance }) {
           ? `${instance.members} members: the cluster's writes go to the leader through the read-write address; a replica takes over when the leader is lost.`
           : `${instance.members} members: the cluster writes while a majority of them answer.`
       }
-      actions={pg && <ClusterActions instance={instance} members={data} />}
+      actions={pg ? <ClusterActions instance={instance} members={data} /> : <EtcdActions instance={instance} />}
     >
       <DataTable
         label="Members"
-        columns={pg ? [...pgColumns, memberActionsColumn(instance, isAdmin)] : etcdColumns}
+        columns={pg ? [...pgColumns, memberActionsColumn(instance, isAdmin)] : [...etcdColumns, etcdMemberColumn(instance)]}
         rows={data}
         rowKey={(m) => String(m.ordinal)}
         loading={isLoading}
@@ -150,6 +150,44 @@ function MemberActions({ instance, member, isAdmin }: { instance: ClusterInstanc
           Fail over
         </Button>
       )}
+    </HStack>
+  );
+}
+
+/** The most members an etcd instance has. */
+const etcdMemberLimit = 5;
+
+/** An etcd cluster grows or shrinks one member at a time through etcd's own member add and remove. */
+function EtcdActions({ instance }: { instance: ClusterInstance }) {
+  const dispatch = useAppDispatch();
+  return (
+    <HStack gap="2" role="group" aria-label="Cluster operations">
+      <Button size="sm" variant="outline" disabled={!idle(instance) || instance.members >= etcdMemberLimit} onClick={() => dispatch(etcdMemberAddRequested({ instance }))}>
+        Add member
+      </Button>
+    </HStack>
+  );
+}
+
+/** Only the last member is removed: members keep their numbers and ports. */
+function etcdMemberColumn(instance: ClusterInstance): Column<InstanceMember> {
+  return { key: 'actions', header: 'Actions', hiddenHeader: true, cell: (m) => m.ordinal === instance.members && <RemoveMember instance={instance} ordinal={m.ordinal} /> };
+}
+
+function RemoveMember({ instance, ordinal }: { instance: ClusterInstance; ordinal: number }) {
+  const dispatch = useAppDispatch();
+  return (
+    <HStack justify="end">
+      <Button
+        size="xs"
+        variant="outline"
+        colorPalette="red"
+        aria-label={`Remove member ${ordinal}`}
+        disabled={!idle(instance)}
+        onClick={() => dispatch(etcdMemberRemoveRequested({ instance, ordinal }))}
+      >
+        Remove
+      </Button>
     </HStack>
   );
 }

@@ -18,12 +18,17 @@ export const failoverRequested = createAction<{ instance: ClusterRef; ordinal: n
 export const failoverPauseRequested = createAction<{ instance: ClusterRef; paused: boolean }>('cluster/failoverPauseRequested');
 export const memberActionRequested = createAction<{ instance: ClusterRef; ordinal: number; action: MemberAction }>('cluster/memberActionRequested');
 
+export const etcdMemberAddRequested = createAction<{ instance: ClusterRef }>('cluster/etcdMemberAddRequested');
+export const etcdMemberRemoveRequested = createAction<{ instance: ClusterRef; ordinal: number }>('cluster/etcdMemberRemoveRequested');
+
 export function* clusterSaga(): SagaIterator {
   // Leading: a second click while the question is open changes nothing.
   yield takeLeading(switchoverRequested.type, switchover);
   yield takeLeading(failoverRequested.type, failover);
   yield takeLeading(failoverPauseRequested.type, setFailoverPaused);
   yield takeLeading(memberActionRequested.type, actOnMember);
+  yield takeLeading(etcdMemberAddRequested.type, addEtcdMember);
+  yield takeLeading(etcdMemberRemoveRequested.type, removeEtcdMember);
   yield takeEvery(hubEventType('OperationCompleted'), refreshMembers);
 }
 
@@ -86,9 +91,25 @@ export function* actOnMember({ payload: { instance, ordinal, action } }: ReturnT
   yield call(callMutation, instancesApi.endpoints.memberAction.initiate({ id: instance.id, ordinal, action }, { track: false }));
 }
 
+export function* addEtcdMember({ payload: { instance } }: ReturnType<typeof etcdMemberAddRequested>): SagaIterator {
+  yield call(callMutation, instancesApi.endpoints.addEtcdMember.initiate({ id: instance.id }, { track: false }));
+}
+
+/** Removing a member changes the quorum: asked first; the server refuses (and says why) one that would leave it unable to write. */
+export function* removeEtcdMember({ payload: { instance, ordinal } }: ReturnType<typeof etcdMemberRemoveRequested>): SagaIterator {
+  const confirmed = yield call(showModal, {
+    title: `Remove member ${ordinal} of ${instance.name}?`,
+    description: `etcd forgets the member, its process stops and its data folder is deleted. The cluster then needs a majority of the members left to write.`,
+    component: 'confirm',
+    props: { confirmLabel: `Remove member ${ordinal}`, destructive: true },
+  });
+  if (confirmed !== true) return;
+  yield call(callMutation, instancesApi.endpoints.removeEtcdMember.initiate({ id: instance.id, ordinal }, { track: false }));
+}
+
 // A member back from a restart or a rebuild may change nothing the health says, so no status event
 // brings its new state: the end of the operation does.
-const changesMembers: ReadonlySet<OperationKind> = new Set(['switchover', 'failover', 'restartMember', 'reinitializeMember']);
+const changesMembers: ReadonlySet<OperationKind> = new Set(['switchover', 'failover', 'restartMember', 'reinitializeMember', 'addMember', 'removeMember']);
 
 export function* refreshMembers({ payload: { instanceId, kind } }: HubEventAction<OperationCompletedPayload>): SagaIterator {
   if (!changesMembers.has(kind)) return;

@@ -39,6 +39,8 @@ export const operationProgress: Record<OperationKind, string> = {
   reinitializeMember: 'Reinitializing a member',
   compact: 'Compacting',
   defragment: 'Defragmenting',
+  addMember: 'Adding a member',
+  removeMember: 'Removing a member',
 };
 
 /** A finished operation, after the instance's name: "alpha started". */
@@ -60,4 +62,6 @@ export const operationDone: Record<OperationKind, string> = {
   reinitializeMember: 'reinitialized a member',
   compact: 'was compacted',
   defragment: 'was defragmented',
+  addMember: 'gained a member',
+  removeMember: 'lost a member on request',
 };

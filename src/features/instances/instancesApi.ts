@@ -147,6 +147,18 @@ export const instancesApi = baseApi.injectEndpoints({
       onQueryStarted: adoptStartedOperation,
     }),
 
+    /** Grows an etcd cluster by one member through etcd's member add. */
+    addEtcdMember: build.mutation<Instance, { id: string }>({
+      query: ({ id }) => ({ url: path(id, '/members'), method: 'POST', body: {} }),
+      onQueryStarted: adoptStartedOperation,
+    }),
+
+    /** Shrinks an etcd cluster by its last member; refused (409) when the members left could not reach a quorum. */
+    removeEtcdMember: build.mutation<Instance, { id: string; ordinal: number }>({
+      query: ({ id, ordinal }) => ({ url: path(id, `/members/${ordinal}`), method: 'DELETE' }),
+      onQueryStarted: adoptStartedOperation,
+    }),
+
     members: build.query<InstanceMember[], string>({
       query: (id) => path(id, '/members'),
       providesTags: (_result, _error, id) => [members(id)],

@@ -142,6 +142,51 @@ describe('an etcd cluster of three members', () => {
     expect((await world.call('POST', '/instances', { name: 'refused-six', type: 'etcd', members: 6 })).statusCode).toBe(400);
   });
 
+  it('grows a single member to three through etcd member add, and shrinks by the last member, refusing to leave fewer than a quorum answering', async () => {
+    const kv = await world.created({ name: 'kv-growing', type: 'etcd' });
+    const kvDir = `${world.dataDir}/instances/${kv.id}`;
+    const on = (port: number, ...args: string[]) => etcdctlAs({ port, dir: kvDir }, 'owner', args);
+    expect(on(kv.port, 'put', 'before', 'growing').stdout.trim()).toBe('OK');
+    const listOf = async (): Promise<InstanceMember[]> => (await world.call('GET', `/instances/${kv.id}/members`)).json();
+
+    for (const count of [2, 3]) {
+      const res = await world.call('POST', `/instances/${kv.id}/members`, {});
+      expect(res.statusCode).toBe(202);
+      expect(res.json().operation.kind).toBe('addMember');
+      await world.service().idle();
+      expect(world.events('OperationCompleted').filter((p) => p.instanceId === kv.id).at(-1)).toMatchObject({
+        error: null,
+        detail: `member ${count} joined: ${count} members, a quorum of ${Math.floor(count / 2) + 1}`,
+      });
+      expect((await world.instance(kv.id)).members).toBe(count);
+      expect((await listOf()).map((m) => m.state)).toEqual(Array(count).fill('running'));
+    }
+    const third = (await listOf())[2];
+    // The new member joined with what the cluster held before it.
+    expect(on(third.port, 'get', 'before', '--print-value-only', '--consistency=s').stdout.trim()).toBe('growing');
+
+    const first = await world.call('DELETE', `/instances/${kv.id}/members/1`);
+    expect([first.statusCode, first.json().detail]).toEqual([400, 'Only the last member (3) is removed: members keep their numbers and ports.']);
+
+    // Member 2 lost: without member 3, one of two would answer, fewer than their quorum of two.
+    process.kill(Number(fs.readFileSync(`${kvDir}/members/2/etcd.pid`, 'utf8')), 'SIGKILL');
+    const refused = await world.call('DELETE', `/instances/${kv.id}/members/3`);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().detail).toBe('Without member 3, 1 of 2 members answer, fewer than a quorum of 2: the cluster could not write. Start the others first.');
+    // Supervision starts member 2 again; then the last member goes.
+    for (let i = 0; i < 120 && (await listOf()).some((m) => m.state !== 'running'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      await world.service().probeAll();
+      await world.service().idle();
+    }
+    const removed = await world.call('DELETE', `/instances/${kv.id}/members/3`);
+    expect(removed.statusCode).toBe(202);
+    await world.service().idle();
+    expect(world.events('OperationCompleted').filter((p) => p.instanceId === kv.id).at(-1)).toMatchObject({ error: null, detail: 'member 3 removed: 2 members, a quorum of 2' });
+    expect((await world.instance(kv.id)).members).toBe(2);
+    expect(fs.existsSync(`${kvDir}/members/3`)).toBe(false);
+  });
+
   it('answers the members of a single instance as one', async () => {
     const single = await world.created({ name: 'kv-single', type: 'etcd' });
     const listed: InstanceMember[] = (await world.call('GET', `/instances/${single.id}/members`)).json();

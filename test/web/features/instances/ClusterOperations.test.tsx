@@ -118,15 +118,54 @@ describe('the members of a PostgreSQL cluster', () => {
     ).toBeInTheDocument();
   });
 
-  it('keeps raft index and database size for an etcd cluster, with no cluster operations or history', async () => {
+  it('keeps raft index and database size for an etcd cluster, which grows by a member and shrinks by its last after a confirmation', async () => {
     const etcd = (ordinal: number, role: InstanceMember['role']) => pgMember(ordinal, { role, lagBytes: null, timeline: null, raftIndex: 120, dbSizeBytes: 20_480 });
-    openLedger({ instance: anInstance({ id: 'i-1', name: 'locks', type: 'etcd', members: 3 }), members: [etcd(1, 'leader'), etcd(2, 'member'), etcd(3, 'member')] });
+    const changes: string[] = [];
+    server.use(
+      http.post('/instances/:id/members', () => {
+        changes.push('add');
+        return HttpResponse.json({ ...locks, operation: { kind: 'addMember', startedAt: '2025-02-03T05:00:00.000Z' }, version: locks.version + 1 }, { status: 202 });
+      }),
+      http.delete('/instances/:id/members/:ordinal', ({ params }) => {
+        changes.push(`remove ${String(params.ordinal)}`);
+        return HttpResponse.json({ ...locks, operation: { kind: 'removeMember', startedAt: '2025-02-03T05:00:00.000Z' }, version: locks.version + 1 }, { status: 202 });
+      }),
+    );
+    const locks = anInstance({ id: 'i-1', name: 'locks', type: 'etcd', members: 3 });
+    const { user } = openLedger({ instance: locks, members: [etcd(1, 'leader'), etcd(2, 'member'), etcd(3, 'member')] });
     await screen.findByRole('heading', { level: 1, name: 'locks' }, firstRender);
     await memberRows();
     const table = within(screen.getByRole('table', { name: 'Members' }));
-    expect(table.getAllByRole('columnheader').map((header) => header.textContent)).toEqual(['Member', 'Role', 'State', 'Address', 'Raft index', 'Database size']);
-    expect(members().queryByRole('button')).not.toBeInTheDocument();
+    expect(table.getAllByRole('columnheader').map((header) => header.textContent)).toEqual(['Member', 'Role', 'State', 'Address', 'Raft index', 'Database size', 'Actions']);
     expect(screen.queryByRole('region', { name: 'Failovers and switchovers' })).not.toBeInTheDocument();
+    // Only the last member is offered for removal: members keep their numbers.
+    expect(members().queryByRole('button', { name: 'Remove member 2' })).not.toBeInTheDocument();
+
+    await user.click(members().getByRole('button', { name: 'Remove member 3' }));
+    const question = within(await screen.findByRole('dialog', { name: 'Remove member 3 of locks?' }));
+    await user.click(question.getByRole('button', { name: 'Remove member 3' }));
+    await waitFor(() => expect(changes).toEqual(['remove 3']));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    // The operation under way holds the buttons until it ends.
+    await waitFor(() => expect(members().getByRole('button', { name: 'Add member' })).toBeDisabled());
+  });
+
+  it('adds a member to an etcd cluster at once: growing asks nothing', async () => {
+    const etcd = (ordinal: number, role: InstanceMember['role']) => pgMember(ordinal, { role, lagBytes: null, timeline: null, raftIndex: 120, dbSizeBytes: 20_480 });
+    const locks = anInstance({ id: 'i-1', name: 'locks', type: 'etcd', members: 3 });
+    const added: string[] = [];
+    server.use(
+      http.post('/instances/:id/members', () => {
+        added.push('add');
+        return HttpResponse.json({ ...locks, operation: { kind: 'addMember', startedAt: '2025-02-03T05:00:00.000Z' }, version: locks.version + 1 }, { status: 202 });
+      }),
+    );
+    const { user } = openLedger({ instance: locks, members: [etcd(1, 'leader'), etcd(2, 'member'), etcd(3, 'member')] });
+    await screen.findByRole('heading', { level: 1, name: 'locks' }, firstRender);
+    await memberRows();
+    await user.click(members().getByRole('button', { name: 'Add member' }));
+    await waitFor(() => expect(added).toEqual(['add']));
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
   });
 
   it('switches over to the sync standby unless another member is chosen', async () => {
