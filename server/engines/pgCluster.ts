@@ -421,12 +421,21 @@ function endMemberLeftovers(m: ClusterMember) {
   }
 }
 
+/**
+ * Until the confined command runs `binary`: its pid is known while it is still prlimit or setpriv,
+ * which exec into it a moment later, and a pid that runs something else reads as a dead process.
+ */
+async function untilExecuted(pid: number, binary: string, withinMs = 5_000) {
+  for (const deadline = Date.now() + withinMs; Date.now() < deadline && isAlive(pid) && !isProcessOf(pid, binary); ) await sleep(10);
+}
+
 async function spawnMember(rt: InstanceRuntime, m: ClusterMember) {
   const mf = memberFiles(m);
   endMemberLeftovers(m);
   // A postmaster.pid left by a killed member names a pid of its old namespace: Patroni checks it against its own.
   if (!fs.existsSync(mf.log)) writeInstanceFile(mf.log, '', { within: rt.dir, owner: instanceUser(rt) });
   const pid = await spawnDetached(instanceUser(rt), patroniBin, [mf.config], mf.log);
+  await untilExecuted(pid, python);
   writeInstanceFile(mf.pid, `${pid}\n`, { within: rt.dir });
   const init = parentOf(pid);
   if (init !== null) writeInstanceFile(mf.sandboxPid, `${init}\n`, { within: rt.dir });
@@ -437,6 +446,7 @@ async function startProxy(rt: InstanceRuntime) {
   const f = files(rt);
   if (!fs.existsSync(f.haproxyLog)) writeInstanceFile(f.haproxyLog, '', { within: rt.dir, owner: instanceUser(rt) });
   const pid = await spawnDetached(instanceUser(rt), haproxyBin, ['-f', f.haproxyConf, '-db'], f.haproxyLog);
+  await untilExecuted(pid, haproxyBin);
   writeInstanceFile(f.haproxyPid, `${pid}\n`, { within: rt.dir });
 }
 
