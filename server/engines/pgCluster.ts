@@ -412,7 +412,8 @@ function parentOf(pid: number): number | null {
 /** Ends what is left of a member whose Patroni is gone: its postgres, in the same namespace, goes with the namespace's init. */
 function endMemberLeftovers(m: ClusterMember) {
   const init = readPid(memberFiles(m).sandboxPid);
-  if (init !== null && isAlive(init)) {
+  // Only while the pid is still a bwrap: a pid file may outlive its process, and the pid be taken by another.
+  if (init !== null && isProcessOf(init, '/usr/bin/bwrap')) {
     try {
       process.kill(init, 'SIGKILL');
     } catch {
@@ -579,9 +580,12 @@ function childrenOf(pid: number): number[] {
  */
 export function memberPostmasterPid(rt: InstanceRuntime, ordinal: number, postgres: string): number | null {
   const m = clusterMembers({ ...rt, member: undefined }).find((c) => c.ordinal === ordinal);
-  const init = m ? readPid(memberFiles(m).sandboxPid) : null;
-  if (init === null || !isAlive(init)) return null;
-  const queue = [init];
+  if (!m) return null;
+  // Confined, the member's namespace init; unconfined (a server not run as root), its Patroni.
+  const init = readPid(memberFiles(m).sandboxPid);
+  const root = init !== null && isProcessOf(init, '/usr/bin/bwrap') ? init : patroniPid(m);
+  if (root === null) return null;
+  const queue = [root];
   while (queue.length > 0) {
     const pid = queue.shift()!;
     for (const child of childrenOf(pid)) {
