@@ -51,15 +51,18 @@ export const instanceClusterRoutes: InstanceRoutes = async (app, { ctx, authz, s
     },
   );
 
-  for (const [path, paused, summary] of [
-    ['pause', true, 'Pause automatic failover (maintenance): Patroni leaves every member as it is'],
-    ['resume', false, 'Resume automatic failover'],
-  ] as const) {
-    app.post(`/:id/cluster/${path}`, { config: { access: 'user' }, schema: { tags, summary, params: IdParams, body: EmptyBody, response: accepted } }, async (request, reply) => {
+  // The operations that name only the instance: one shape, each scoped, audited and answered 202.
+  const instanceOperations: [string, string, string, (id: string) => Promise<Instance>][] = [
+    ['cluster/pause', 'instances.cluster.pause', 'Pause automatic failover (maintenance): Patroni leaves every member as it is', (id) => service.setFailoverPaused(id, true)],
+    ['cluster/resume', 'instances.cluster.resume', 'Resume automatic failover', (id) => service.setFailoverPaused(id, false)],
+    ['etcd/compact', 'instances.etcd.compact', "etcd: drop the history before the current revision (etcd's compaction)", (id) => service.etcdUpkeep(id, 'compact')],
+    ['etcd/defragment', 'instances.etcd.defragment', "etcd: rewrite each member's backend file without its free space, then disarm a NOSPACE alarm", (id) => service.etcdUpkeep(id, 'defragment')],
+    ['members', 'instances.members.add', 'etcd: add a member (one at a time, up to 5) through etcd member add', (id) => service.addEtcdMember(id)],
+  ];
+  for (const [path, action, summary, run] of instanceOperations) {
+    app.post(`/:id/${path}`, { config: { access: 'user' }, schema: { tags, summary, params: IdParams, body: EmptyBody, response: accepted } }, async (request, reply) => {
       const instance = await visible(request, request.params.id);
-      const result = await audited(ctx, request, { action: `instances.cluster.${path}`, target: instance.id, detail: { name: instance.name } }, () =>
-        service.setFailoverPaused(instance.id, paused),
-      );
+      const result = await audited(ctx, request, { action, target: instance.id, detail: { name: instance.name } }, () => run(instance.id));
       return reply.code(202).send(result);
     });
   }
@@ -77,31 +80,6 @@ export const instanceClusterRoutes: InstanceRoutes = async (app, { ctx, authz, s
       return reply.code(202).send(result);
     });
   }
-
-  for (const [what, summary] of [
-    ['compact', "etcd: drop the history before the current revision (etcd's compaction)"],
-    ['defragment', "etcd: rewrite each member's backend file without its free space, then disarm a NOSPACE alarm"],
-  ] as const) {
-    app.post(`/:id/etcd/${what}`, { config: { access: 'user' }, schema: { tags, summary, params: IdParams, body: EmptyBody, response: accepted } }, async (request, reply) => {
-      const instance = await visible(request, request.params.id);
-      const result = await audited(ctx, request, { action: `instances.etcd.${what}`, target: instance.id, detail: { name: instance.name } }, () =>
-        service.etcdUpkeep(instance.id, what),
-      );
-      return reply.code(202).send(result);
-    });
-  }
-
-  app.post(
-    '/:id/members',
-    { config: { access: 'user' }, schema: { tags, summary: 'etcd: add a member (one at a time, up to 5) through etcd member add', params: IdParams, body: EmptyBody, response: accepted } },
-    async (request, reply) => {
-      const instance = await visible(request, request.params.id);
-      const result = await audited(ctx, request, { action: 'instances.members.add', target: instance.id, detail: { name: instance.name } }, () =>
-        service.addEtcdMember(instance.id),
-      );
-      return reply.code(202).send(result);
-    },
-  );
 
   app.delete(
     '/:id/members/:ordinal',
