@@ -151,7 +151,8 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
       }),
     );
     const waiting = new Set(spawned);
-    for (const deadline = Date.now() + 30_000; waiting.size > 0 && Date.now() < deadline; ) {
+    // A cluster forms only once a quorum of its members has started, which a busy host makes slower.
+    for (const deadline = Date.now() + (members.length > 1 ? 60_000 : 30_000); waiting.size > 0 && Date.now() < deadline; ) {
       for (const s of [...waiting]) if (await healthy(s.member)) waiting.delete(s);
       if ([...waiting].some((s) => !isAlive(s.childPid))) break;
       if (waiting.size > 0) await sleep(200);
@@ -159,20 +160,23 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
     if (waiting.size === 0) return ensureEtcdAuth(rt);
     const tail = fs.readFileSync(log, 'utf8').trim().split('\n').slice(-3).join('\n');
     const which = members.length > 1 ? ` (member ${[...waiting].map((s) => s.member.ordinal).join(', ')})` : '';
+    // What this start spawned ends with it: a first start that failed would otherwise leave members
+    // running before authentication was turned on, open to any local process.
+    await Promise.all(spawned.map((s) => stopMember(s.member)));
     throw new EngineError(`etcd did not become healthy${which}: ${tail}`);
   }
 
+  /** Ends one member: SIGTERM (etcd 3.4 dies on SIGHUP, and SIGTERM lets it close its database cleanly), SIGKILL after 30 s. */
+  async function stopMember(m: Member) {
+    const current = memberPid(m);
+    if (current === null) return;
+    process.kill(current, 'SIGTERM');
+    for (let waited = 0; waited < 30_000 && isAlive(current); waited += 100) await sleep(100);
+    if (isAlive(current)) process.kill(current, 'SIGKILL');
+  }
+
   async function stop(rt: InstanceRuntime) {
-    await Promise.all(
-      membersOf(rt).map(async (m) => {
-        const current = memberPid(m);
-        if (current === null) return;
-        // SIGTERM: etcd 3.4 dies on SIGHUP, and SIGTERM lets it close its database cleanly.
-        process.kill(current, 'SIGTERM');
-        for (let waited = 0; waited < 30_000 && isAlive(current); waited += 100) await sleep(100);
-        if (isAlive(current)) process.kill(current, 'SIGKILL');
-      }),
-    );
+    await Promise.all(membersOf(rt).map(stopMember));
   }
 
   const statuses = (members: Member[]) => Promise.all(members.map((m) => memberStatus(m, memberPid(m) !== null)));

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { removeInstanceLimits, writeInstanceLimits } from '../../../server/engines/confinement';
@@ -139,4 +140,33 @@ test('stop uses SIGTERM and leaves it stopped; remove then cleans the folder', a
   expect(await engine.probe(rt)).toMatchObject({ running: false, level: 'error' });
   await engine.remove(rt);
   expect(fs.existsSync(rt.dir)).toBe(false);
+});
+
+test('a cluster whose first start fails leaves none of its members running, so none serves before authentication is on', async () => {
+  const port = 15750 + Math.floor(Math.random() * 40) * 6;
+  const cluster: InstanceRuntime = {
+    id: 'etcd-failing-cluster',
+    dir: path.join(root, 'failing'),
+    port,
+    peerPort: port + 1,
+    members: [
+      { port: port + 2, peerPort: port + 3 },
+      { port: port + 4, peerPort: port + 5 },
+    ],
+  };
+  // Something else holds member 3's peer port: that member cannot start, and the cluster cannot form.
+  // (It hangs up on whoever connects, so closing it waits for no one.)
+  const squatter = net.createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => squatter.listen(port + 5, '127.0.0.1', resolve));
+  try {
+    await engine.initialize(cluster, {});
+    await expect(engine.start(cluster)).rejects.toThrow(/etcd did not become healthy \(member [\d, ]*3\)/);
+    expect(engine.pid(cluster)).toBeNull();
+    expect(await engine.stoppedMembers(cluster)).toEqual([1, 2, 3]);
+    // Nothing answers on the members' client ports.
+    for (const p of [port, port + 2]) await expect(fetch(`http://127.0.0.1:${p}/health`)).rejects.toThrow();
+  } finally {
+    await new Promise((resolve) => squatter.close(resolve));
+    await engine.stop(cluster).catch(() => undefined);
+  }
 });

@@ -52,6 +52,16 @@ export interface InstanceWorld {
 }
 
 /**
+ * Each jest worker its own ports: a port is checked free when it is handed out but bound only when
+ * the engine starts (a cluster's peers and Patroni seconds later), so two workers sharing a range
+ * could hand out the same one in between.
+ */
+function workerPorts(): { from: number; to: number } {
+  const slot = (Number(process.env.JEST_WORKER_ID ?? 1) - 1) % 2;
+  return { from: 16400 + slot * 300, to: 16699 + slot * 300 };
+}
+
+/**
  * `pitr`: pg instances archive WAL with pgBackRest into `<dataDir>/pitr`, as a server does by default,
  * or into the bucket given.
  */
@@ -62,7 +72,7 @@ export async function instanceWorld(options: { pitr?: boolean | { s3: NonNullabl
   await migrateToLatest(db);
   const config = testConfig({
     dataDir,
-    instancePorts: { from: 16400 + Math.floor(Math.random() * 50) * 10, to: 16999 },
+    instancePorts: workerPorts(),
     probeIntervalMs: 3_600_000,
     logPollMs: 3_600_000,
     ...(options.pitr && { pitr: { enabled: true, bin: '/usr/bin/pgbackrest', s3: options.pitr === true ? null : options.pitr.s3 } }),
