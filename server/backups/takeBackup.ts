@@ -217,8 +217,17 @@ async function executePhysical(
   };
   try {
     const before = new Set(physicalBackups(await archive.info(rt)).map((b) => b.id));
-    await archive.backup(rt, kind, pgSuperuserPassword(rt), (done, total) =>
-      report({ bytes: done, percent: total ? Math.min(99.9, Math.round((done / total) * 1000) / 10) : null, step: `copying the data folder (${kind})` }),
+    // A cluster's backup copies its files from a replica when one streams, sparing the leader the
+    // reads (pgBackRest still starts and stops the backup on the leader, which it finds itself).
+    const fromStandby = rt.cluster !== undefined && (await ctx.deps.instances.engine(instance.type).members(rt)).some((m) => m.role !== 'leader' && m.state === 'running');
+    const source = fromStandby ? 'a replica' : rt.cluster ? 'the leader' : null;
+    await archive.backup(
+      rt,
+      kind,
+      pgSuperuserPassword(rt),
+      (done, total) =>
+        report({ bytes: done, percent: total ? Math.min(99.9, Math.round((done / total) * 1000) / 10) : null, step: `copying the data folder (${kind}${source ? `, from ${source}` : ''})` }),
+      { fromStandby },
     );
     const taken = physicalBackups(await archive.info(rt)).find((b) => !before.has(b.id));
     if (!taken) throw new Error('pgBackRest finished but lists no new backup.');
@@ -233,7 +242,7 @@ async function executePhysical(
       ctx,
       instance.id,
       finishedAt,
-      `Physical ${kind} backup ${taken.id} succeeded: ${formatBytes(taken.sizeBytes)} kept of ${formatBytes(taken.databaseBytes)} in ${seconds(startedAt)} s, WAL ${taken.walStart}–${taken.walStop}.`,
+      `Physical ${kind} backup ${taken.id} succeeded${source ? ` (copied from ${source})` : ''}: ${formatBytes(taken.sizeBytes)} kept of ${formatBytes(taken.databaseBytes)} in ${seconds(startedAt)} s, WAL ${taken.walStart}–${taken.walStop}.`,
       { backupId: id, label: taken.id },
     );
   } catch (error) {

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { archiveTimeoutSeconds, recoveryWindowDays, type PhysicalBackupKind } from '../../contracts/pitr';
 import type { InstanceRuntime } from './engine';
+import { clusterMembers, memberSocketDir, type ClusterMember } from './pgCluster';
 import { writeInstanceFile } from './instanceFiles';
 import { existingInstanceUser, instanceUser, type EngineUser } from './instanceUsers';
 import { EngineError, giveToEngineUser, run } from './processRunner';
@@ -100,6 +101,9 @@ const files = (rt: InstanceRuntime) => ({
   log: path.join(rt.dir, 'logs', 'pgbackrest'),
 });
 
+/** A cluster member's queue of WAL to archive: each member archives as if on a host of its own. */
+const memberSpool = (m: ClusterMember) => path.join(m.dir, 'pitr-spool');
+
 function readJson<T>(file: string): T | null {
   try {
     return JSON.parse(fs.readFileSync(file, 'utf8')) as T;
@@ -149,6 +153,15 @@ export function pgArchive({ bin, repository }: PitrOptions) {
             `repo1-storage-verify-tls=${repository.verifyTls ? 'y' : 'n'}`,
             ...(repository.caFile ? [`repo1-storage-ca-file=${confValue(repository.caFile)}`] : []),
           ];
+    // A cluster lists every member, as pgBackRest's documentation has it for a primary and its
+    // standbys: a backup finds the primary among them, and may copy from a standby. All members are on
+    // this host, each in its own folder with its own socket.
+    const pgs = rt.cluster
+      ? clusterMembers(rt).flatMap((m, i) => {
+          const socketDir = memberSocketDir(m);
+          return [`pg${i + 1}-path=${path.join(m.dir, 'data')}`, `pg${i + 1}-port=${m.port}`, ...(socketDir ? [`pg${i + 1}-socket-path=${socketDir}`] : []), `pg${i + 1}-user=postgres`];
+        })
+      : [`pg1-path=${path.join(rt.dir, 'data')}`, `pg1-port=${rt.port}`, `pg1-socket-path=${socket}`, 'pg1-user=postgres'];
     return [
       '# Managed by Warden: rewritten at every start.',
       '[global]',
@@ -172,10 +185,7 @@ export function pgArchive({ bin, repository }: PitrOptions) {
       'process-max=2',
       '',
       `[${stanza}]`,
-      `pg1-path=${path.join(rt.dir, 'data')}`,
-      `pg1-port=${rt.port}`,
-      `pg1-socket-path=${socket}`,
-      'pg1-user=postgres',
+      ...pgs,
       '',
     ].join('\n');
   }
@@ -209,7 +219,9 @@ export function pgArchive({ bin, repository }: PitrOptions) {
         fs.chmodSync(repo, 0o700);
         giveToEngineUser(user, repo);
       }
-      for (const dir of [f.spool, f.locks, f.log]) {
+      const memberSpools = rt.cluster ? clusterMembers(rt).map(memberSpool) : [];
+      // The locks' parent is a single server's socket folder; a cluster's members have their own.
+      for (const dir of [f.spool, path.dirname(f.locks), f.locks, f.log, ...memberSpools]) {
         fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
         giveToEngineUser(user, dir);
       }
@@ -226,6 +238,19 @@ export function pgArchive({ bin, repository }: PitrOptions) {
       ];
     },
 
+    /**
+     * A cluster member's archiving, for its Patroni's parameters: the same as a single server's, with
+     * the member's own data folder (the WAL file names PostgreSQL passes are relative to it) and its
+     * own queue. Only the member that leads archives; a replica's archive_mode "on" waits for its promotion.
+     */
+    memberParameters(rt: InstanceRuntime, m: ClusterMember): Record<string, string> {
+      return {
+        archive_mode: 'on',
+        archive_command: `${bin} --config=${files(rt).conf} --stanza=${stanza} --pg1-path=${path.join(m.dir, 'data')} --spool-path=${memberSpool(m)} archive-push %p`,
+        archive_timeout: String(settings(rt).archiveTimeoutSeconds),
+      };
+    },
+
     /** Runs a pgBackRest command of the instance's stanza as its user; `password` lets it reach the running server. */
     async command(rt: InstanceRuntime, args: string[], options: { password?: string; timeoutMs?: number; binds?: string[] } = {}) {
       return run(userOf(rt), bin, [`--config=${files(rt).conf}`, `--stanza=${stanza}`, ...args], {
@@ -239,8 +264,8 @@ export function pgArchive({ bin, repository }: PitrOptions) {
      * Makes the stanza, or finds it valid, from the stopped cluster's control file: offline it takes
      * milliseconds, where pgBackRest's own connection to a running server takes most of a second.
      */
-    async ensureStanza(rt: InstanceRuntime) {
-      await api.command(rt, ['stanza-create', '--no-online']);
+    async ensureStanza(rt: InstanceRuntime, dataDir?: string) {
+      await api.command(rt, ['stanza-create', '--no-online', ...(dataDir ? [`--pg1-path=${dataDir}`] : [])]);
     },
 
     async info(rt: InstanceRuntime): Promise<StanzaInfo | null> {
@@ -269,7 +294,7 @@ export function pgArchive({ bin, repository }: PitrOptions) {
      * A physical backup of the running instance. `progress` hears the bytes copied as pgBackRest
      * reports them (its info command, asked twice a second).
      */
-    async backup(rt: InstanceRuntime, kind: PhysicalBackupKind, password: string, progress: (done: number, total: number | null) => void) {
+    async backup(rt: InstanceRuntime, kind: PhysicalBackupKind, password: string, progress: (done: number, total: number | null) => void, options: { fromStandby?: boolean } = {}) {
       let finished = false;
       let wake: () => void = () => undefined;
       const ended = new Promise<void>((resolve) => (wake = resolve));
@@ -286,7 +311,7 @@ export function pgArchive({ bin, repository }: PitrOptions) {
         }
       })();
       try {
-        await api.command(rt, ['backup', `--type=${kind}`], { password, timeoutMs: 12 * 60 * 60_000 });
+        await api.command(rt, ['backup', `--type=${kind}`, ...(options.fromStandby ? ['--backup-standby'] : [])], { password, timeoutMs: 12 * 60 * 60_000 });
       } finally {
         finished = true;
         wake();

@@ -32,6 +32,10 @@ export interface ClusterSpec {
 export interface ClusterTools {
   pgBinDir: string;
   superuserPassword: string;
+  /** A member's own parameters beyond Warden's (WAL archiving, when the server keeps an archive). */
+  memberParameters?: (m: ClusterMember) => Record<string, string>;
+  /** What a member's processes may write besides the instance folder (the archive's local repository). */
+  binds?: string[];
 }
 
 /** One member: its folder under the instance's, its postgres port and its Patroni REST port. */
@@ -74,6 +78,19 @@ const files = (rt: InstanceRuntime) => ({
   haproxyPid: path.join(rt.dir, 'haproxy.pid'),
   haproxyLog: path.join(rt.dir, 'haproxy.log'),
 });
+
+/** The longest path a Unix socket may have (sun_path's 108 bytes, with its terminating zero). */
+const socketPathMax = 107;
+
+/**
+ * A member's socket folder, or null when the socket's path would be too long for one (a deep data
+ * folder): the member is then reached over loopback TCP only, as Patroni, HAProxy and Warden reach
+ * it anyway; pgBackRest alone needs the socket.
+ */
+export function memberSocketDir(m: ClusterMember): string | null {
+  const dir = path.join(m.dir, 'run');
+  return path.join(dir, `.s.PGSQL.${m.port}`).length <= socketPathMax ? dir : null;
+}
 
 const memberFiles = (m: ClusterMember) => ({
   config: path.join(m.dir, 'patroni.yml'),
@@ -133,11 +150,12 @@ function specOf(rt: InstanceRuntime): ClusterSpec {
 }
 
 /** Patroni's configuration of one member, as JSON (which YAML reads). */
-function patroniConfig(rt: InstanceRuntime, m: ClusterMember, { pgBinDir, superuserPassword }: ClusterTools): object {
+function patroniConfig(rt: InstanceRuntime, m: ClusterMember, { pgBinDir, superuserPassword, memberParameters }: ClusterTools): object {
   const spec = specOf(rt);
   const f = files(rt);
   const mf = memberFiles(m);
   const timing = clusterPresets[spec.preset];
+  const socketDir = memberSocketDir(m);
   return {
     scope: rt.id,
     namespace,
@@ -177,9 +195,8 @@ function patroniConfig(rt: InstanceRuntime, m: ClusterMember, { pgBinDir, superu
         rewind: { username: 'rewinder', password: readSecret(f.rewind) },
       },
       parameters: {
-        // No Unix socket: a member folder's path can exceed a socket's 107 bytes, and Patroni, HAProxy
-        // and Warden all reach a member over loopback TCP.
-        unix_socket_directories: '',
+        ...memberParameters?.(m),
+        unix_socket_directories: socketDir ?? '',
         logging_collector: 'on',
         log_destination: 'jsonlog',
         log_directory: path.join(rt.dir, 'logs'),
@@ -187,6 +204,8 @@ function patroniConfig(rt: InstanceRuntime, m: ClusterMember, { pgBinDir, superu
         log_rotation_size: '100MB',
       },
       pg_hba: [
+        // The socket is for pgBackRest, which connects as the superuser with its password.
+        ...(socketDir ? ['local all postgres scram-sha-256'] : []),
         'host replication replicator 127.0.0.1/32 scram-sha-256',
         'host all all 127.0.0.1/32 scram-sha-256',
       ],
@@ -238,12 +257,8 @@ export async function initializeCluster(rt: InstanceRuntime, tools: ClusterTools
   if (!fs.existsSync(dcs.dir)) throw new EngineError('The consensus store (an etcd instance) of this cluster is gone.');
   await ensureEtcdScopedUser(dcs, dcsUser(rt), readSecret(f.dcs), dcsPrefix(rt));
   for (const m of clusterMembers(rt)) {
-    const mf = memberFiles(m);
-    for (const dir of [path.dirname(m.dir), m.dir, mf.run]) {
-      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-      giveToEngineUser(user, dir);
-    }
-    writeInstanceFile(mf.config, JSON.stringify(patroniConfig(rt, m, tools), null, 2), { within: rt.dir, owner: user });
+    makeMemberFolders(rt, m);
+    writeInstanceFile(memberFiles(m).config, JSON.stringify(patroniConfig(rt, m, tools), null, 2), { within: rt.dir, owner: user });
   }
   writeInstanceFile(f.haproxyConf, haproxyConfig(rt), { within: rt.dir, owner: user });
 }
@@ -430,25 +445,55 @@ async function untilExecuted(pid: number, binary: string, withinMs = 5_000) {
   for (const deadline = Date.now() + withinMs; Date.now() < deadline && isAlive(pid) && !isProcessOf(pid, binary); ) await sleep(10);
 }
 
-async function spawnMember(rt: InstanceRuntime, m: ClusterMember) {
+async function spawnMember(rt: InstanceRuntime, m: ClusterMember, binds: string[]) {
   const mf = memberFiles(m);
   endMemberLeftovers(m);
   // A postmaster.pid left by a killed member names a pid of its old namespace: Patroni checks it against its own.
   if (!fs.existsSync(mf.log)) writeInstanceFile(mf.log, '', { within: rt.dir, owner: instanceUser(rt) });
-  const pid = await spawnDetached(instanceUser(rt), patroniBin, [mf.config], mf.log);
+  const pid = await spawnDetached(instanceUser(rt), patroniBin, [mf.config], mf.log, { binds });
   await untilExecuted(pid, python);
   writeInstanceFile(mf.pid, `${pid}\n`, { within: rt.dir });
   const init = parentOf(pid);
   if (init !== null) writeInstanceFile(mf.sandboxPid, `${init}\n`, { within: rt.dir });
 }
 
-async function startProxy(rt: InstanceRuntime) {
-  if (haproxyPid(rt) !== null) return;
+/**
+ * HAProxy with today's members: started when it is not running; when it runs and its configuration
+ * changed (a member added or removed), reloaded in place. It runs as master and worker (-W), so the
+ * reload is a signal to the master, which starts a worker on the new configuration and lets the old
+ * one finish the sessions it carries: clients of the addresses are not cut off.
+ */
+async function runProxy(rt: InstanceRuntime) {
   const f = files(rt);
+  const config = haproxyConfig(rt);
+  const changed = readText(f.haproxyConf) !== config;
+  if (changed) writeInstanceFile(f.haproxyConf, config, { within: rt.dir, owner: instanceUser(rt) });
+  const running = haproxyPid(rt);
+  if (running !== null) {
+    if (changed) process.kill(running, 'SIGUSR2');
+    return;
+  }
   if (!fs.existsSync(f.haproxyLog)) writeInstanceFile(f.haproxyLog, '', { within: rt.dir, owner: instanceUser(rt) });
-  const pid = await spawnDetached(instanceUser(rt), haproxyBin, ['-f', f.haproxyConf, '-db'], f.haproxyLog);
+  const pid = await spawnDetached(instanceUser(rt), haproxyBin, ['-W', '-f', f.haproxyConf, '-db'], f.haproxyLog);
   await untilExecuted(pid, haproxyBin);
   writeInstanceFile(f.haproxyPid, `${pid}\n`, { within: rt.dir });
+}
+
+function readText(file: string): string | null {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** A member's folders, made for the first start of the cluster or of a member added later. */
+function makeMemberFolders(rt: InstanceRuntime, m: ClusterMember) {
+  const user = instanceUser(rt);
+  for (const dir of [path.dirname(m.dir), m.dir, memberFiles(m).run]) {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    giveToEngineUser(user, dir);
+  }
 }
 
 /**
@@ -460,19 +505,34 @@ export async function startCluster(rt: InstanceRuntime, tools: ClusterTools, wit
   const stopped = members.filter((m) => patroniPid(m) === null);
   // The configuration is written afresh, so a member started again has today's settings and secrets.
   const user = instanceUser(rt);
-  for (const m of stopped) writeInstanceFile(memberFiles(m).config, JSON.stringify(patroniConfig(rt, m, tools), null, 2), { within: rt.dir, owner: user });
-  writeInstanceFile(files(rt).haproxyConf, haproxyConfig(rt), { within: rt.dir, owner: user });
+  for (const m of stopped) {
+    // A member added since the last start has no folder yet: Patroni makes it a replica of the leader.
+    makeMemberFolders(rt, m);
+    writeInstanceFile(memberFiles(m).config, JSON.stringify(patroniConfig(rt, m, tools), null, 2), { within: rt.dir, owner: user });
+  }
   // The first member alone first when the cluster is new, so it is the one that runs initdb.
   const fresh = members.every((m) => !fs.existsSync(path.join(memberFiles(m).data, 'PG_VERSION')));
+  const binds = tools.binds ?? [];
   if (fresh) {
-    await spawnMember(rt, members[0]);
+    await spawnMember(rt, members[0], binds);
     await waitFor(rt, [members[0]], withinMs);
-    for (const m of stopped.slice(1)) await spawnMember(rt, m);
+    for (const m of stopped.slice(1)) await spawnMember(rt, m, binds);
   } else {
-    for (const m of stopped) await spawnMember(rt, m);
+    for (const m of stopped) await spawnMember(rt, m, binds);
   }
-  await startProxy(rt);
+  await runProxy(rt);
   return waitFor(rt, stopped, withinMs);
+}
+
+/** Every member's configuration written afresh, and re-read by the Patroni of each member that runs (a reload of its postgres). */
+export async function reconfigureMembers(rt: InstanceRuntime, tools: ClusterTools): Promise<void> {
+  const user = instanceUser(rt);
+  for (const m of clusterMembers(rt)) {
+    writeInstanceFile(memberFiles(m).config, JSON.stringify(patroniConfig(rt, m, tools), null, 2), { within: rt.dir, owner: user });
+    if (patroniPid(m) === null) continue;
+    const answer = await patroniApi(rt, m, 'POST', '/reload');
+    if (answer.status !== 200 && answer.status !== 202) throw new EngineError(`Patroni of member ${m.ordinal} refused to reload: ${answerText(answer.body)}`);
+  }
 }
 
 /** Until a leader serves and the given members run; answers the leader. */
@@ -532,6 +592,25 @@ export async function stopCluster(rt: InstanceRuntime): Promise<void> {
   for (const m of members) fs.rmSync(memberFiles(m).pid, { force: true });
   fs.rmSync(files(rt).haproxyPid, { force: true });
 }
+
+/**
+ * Ends member `m` for good, as the last step of taking it out of the cluster: its Patroni stops
+ * (shutting its postgres down, and taking its key out of the consensus store, so the leader drops
+ * its replication slot), then its folder goes.
+ */
+export async function retireMember(m: ClusterMember): Promise<void> {
+  const pid = patroniPid(m);
+  if (pid !== null) {
+    process.kill(pid, 'SIGTERM');
+    for (let waited = 0; waited < 60_000 && isAlive(pid); waited += 100) await sleep(100);
+    if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+  }
+  endMemberLeftovers(m);
+  fs.rmSync(m.dir, { recursive: true, force: true });
+}
+
+/** The addresses follow the members: HAProxy's configuration is rewritten, and reloaded without cutting sessions. */
+export const refreshAddresses = (rt: InstanceRuntime) => runProxy(rt);
 
 /** Health: members running, a leader, replicas' lag, the read-write address. */
 export async function probeCluster(rt: InstanceRuntime): Promise<EngineHealth> {
