@@ -107,7 +107,7 @@ export function registerCluster(program: Command): void {
     );
   }
 
-  addWaitOptions(cluster.command('add-member').argument('<instance>', 'name or id').description('Grow an etcd cluster by one member (up to 5)')).action(
+  addWaitOptions(cluster.command('add-member').argument('<instance>', 'name or id').description('Grow a cluster by one member (up to 5): an etcd member, or a PostgreSQL replica copied from the leader')).action(
     async (ref: string, options: WaitOptions, command: Command) => {
       const ctx = contextOf(command);
       const instance = await resolveInstance(ctx.api(), ref);
@@ -120,7 +120,7 @@ export function registerCluster(program: Command): void {
     cluster
       .command('remove-member')
       .argument('<instance>', 'name or id')
-      .description('Shrink an etcd cluster by its last member; refused when the members left could not reach a quorum')
+      .description('Shrink a cluster by its last member; refused for etcd when the members left could not reach a quorum, for PostgreSQL while it leads or when two would not be left')
       .requiredOption('--member <member>', 'the last member (members keep their numbers)', positiveInteger),
   ).action(async (ref: string, options: { member: number } & WaitOptions, command: Command) => {
     const ctx = contextOf(command);

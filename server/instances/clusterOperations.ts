@@ -2,11 +2,14 @@ import type { Instance, InstanceMember } from '../../contracts/instances';
 import type { InstanceRow } from '../db/instances';
 import path from 'node:path';
 import type { InstanceRuntime } from '../engines/engine';
+import type { PgEngine } from '../engines/pg';
 import {
   clusterMembers,
   memberAction,
+  refreshAddresses,
   requestFailover,
   requestSwitchover,
+  retireMember,
   setFailoverPaused,
   type ClusterMember,
 } from '../engines/pgCluster';
@@ -176,13 +179,90 @@ export async function etcdUpkeep(ctx: InstanceContext, id: string, what: 'compac
 
 /** The most members an etcd instance has. */
 export const etcdMemberLimit = 5;
+/** The most members a PostgreSQL cluster has, and the fewest (one is a single server, made by a clone). */
+export const pgMemberLimit = 5;
+const pgMemberFloor = 2;
+
+/** Grows a cluster by one member: an etcd member through etcd's member add, a PostgreSQL replica through Patroni. */
+export async function addMember(ctx: InstanceContext, id: string): Promise<Instance> {
+  const row = await ctx.requireRow(id);
+  return row.type === 'pg' ? addPgMember(ctx, id) : addEtcdMember(ctx, id);
+}
+
+/** Shrinks a cluster by its last member (members keep their numbers and ports). */
+export async function removeClusterMember(ctx: InstanceContext, id: string, ordinal: number): Promise<Instance> {
+  const row = await ctx.requireRow(id);
+  return row.type === 'pg' ? removePgMember(ctx, id, ordinal) : removeEtcdMember(ctx, id, ordinal);
+}
+
+/** Only the last member goes: the others keep their numbers, ports and folders. */
+function onlyTheLast(count: number, ordinal: number) {
+  if (ordinal !== count) {
+    throw new HttpProblem(400, `Only the last member (${count}) is removed: members keep their numbers and ports.`, { errors: { ordinal: [`Remove member ${count}.`] } });
+  }
+}
+
+/**
+ * Adds a replica to a PostgreSQL cluster: two new ports (postgres and Patroni's REST API), recorded
+ * first, then the member's Patroni starts, copies the leader (Patroni's basebackup) and streams from
+ * it; HAProxy is reloaded with it, and the archive's configuration lists it. A member that cannot
+ * start is taken out again.
+ */
+async function addPgMember(ctx: InstanceContext, id: string): Promise<Instance> {
+  const { row, rt } = await runningCluster(ctx, id);
+  const count = clusterMembers(rt).length;
+  if (count >= pgMemberLimit) throw new HttpProblem(409, `${row.name} has ${pgMemberLimit} members, the most a PostgreSQL cluster has.`);
+  return operate(ctx, id, 'addMember', {}, async (current, currentRt, engine) => {
+    const ordinal = count + 1;
+    const before = currentRt.members ?? [];
+    const added = await ctx.ports.withPorts(2, async ([port, restPort]) => {
+      await ctx.change(id, { member_ports: JSON.stringify([...before, { port, peerPort: restPort }]) });
+      return { port, peerPort: restPort };
+    });
+    const grown: InstanceRuntime = { ...currentRt, members: [...before, added] };
+    await step(ctx, id, `Member ${ordinal} starts on port ${added.port} (its Patroni on ${added.peerPort}) and copies the leader.`);
+    try {
+      await engine.start(grown);
+    } catch (error) {
+      // Nothing half-made stays: the member's process and folder go, and the record its ports.
+      await retireMember(clusterMembers(grown)[ordinal - 1]).catch(() => undefined);
+      await ctx.change(id, { member_ports: before.length > 0 ? JSON.stringify(before) : null });
+      await refreshAddresses(currentRt).catch(() => undefined);
+      throw error;
+    }
+    await probeInto(ctx, current, grown, engine);
+    return `member ${ordinal} joined as a replica: ${ordinal} members`;
+  });
+}
+
+/**
+ * Removes the last member of a PostgreSQL cluster: refused while it leads (a switchover first) or
+ * when two members would not be left. Its Patroni stops, its folder goes, and HAProxy and the
+ * archive's configuration forget it.
+ */
+async function removePgMember(ctx: InstanceContext, id: string, ordinal: number): Promise<Instance> {
+  const { row, members } = await runningCluster(ctx, id);
+  const count = members.length;
+  if (count <= pgMemberFloor) throw new HttpProblem(409, `${row.name} has ${count} members, the fewest a cluster has: clone it for a single server.`);
+  onlyTheLast(count, ordinal);
+  if (members[ordinal - 1].role === 'leader') throw new HttpProblem(409, `Member ${ordinal} leads: switch over to another member first.`);
+  return operate(ctx, id, 'removeMember', {}, async (current, currentRt, engine) => {
+    await retireMember(clusterMembers(currentRt)[ordinal - 1]);
+    const left = (currentRt.members ?? []).slice(0, -1);
+    await ctx.change(id, { member_ports: left.length > 0 ? JSON.stringify(left) : null });
+    const shrunk: InstanceRuntime = { ...currentRt, members: left };
+    await refreshAddresses(shrunk);
+    (engine as PgEngine).archive?.prepare(shrunk, '');
+    await probeInto(ctx, current, shrunk, engine);
+    return `member ${ordinal} removed: ${count - 1} members`;
+  });
+}
 
 /** Member `ordinal`'s folder and pid file (members after the first keep theirs under members/<n>). */
 const memberFolder = (rt: InstanceRuntime, ordinal: number) => path.join(rt.dir, 'members', String(ordinal));
 
 async function runningEtcd(ctx: InstanceContext, id: string): Promise<{ row: InstanceRow; rt: InstanceRuntime; count: number }> {
   const row = await ctx.requireRow(id);
-  if (row.type !== 'etcd') throw new HttpProblem(409, `${row.name} is a PostgreSQL instance: adding and removing its members is not offered yet.`);
   if (row.status !== 'running') throw new HttpProblem(409, `${row.name} is ${row.status}: start it first.`);
   const rt = ctx.runtime(row);
   return { row, rt, count: 1 + (rt.members?.length ?? 0) };
@@ -192,7 +272,7 @@ async function runningEtcd(ctx: InstanceContext, id: string): Promise<{ row: Ins
  * Grows an etcd instance by one member: new ports, then etcd's member add, then the member's process,
  * which joins the cluster and copies its data. A member that cannot start is taken out again.
  */
-export async function addEtcdMember(ctx: InstanceContext, id: string): Promise<Instance> {
+async function addEtcdMember(ctx: InstanceContext, id: string): Promise<Instance> {
   const { row, count } = await runningEtcd(ctx, id);
   if (count >= etcdMemberLimit) throw new HttpProblem(409, `${row.name} has ${etcdMemberLimit} members, the most an etcd instance has.`);
   return operate(ctx, id, 'addMember', {}, async (current, rt, engine) => {
@@ -226,12 +306,10 @@ export async function addEtcdMember(ctx: InstanceContext, id: string): Promise<I
  * be fewer than their quorum, for the cluster could not write any more: etcd's own reconfiguration
  * check refuses it too, so it is said before anything is asked.
  */
-export async function removeEtcdMember(ctx: InstanceContext, id: string, ordinal: number): Promise<Instance> {
+async function removeEtcdMember(ctx: InstanceContext, id: string, ordinal: number): Promise<Instance> {
   const { row, rt, count } = await runningEtcd(ctx, id);
   if (count === 1) throw new HttpProblem(409, `${row.name} has a single member: delete the instance instead.`);
-  if (ordinal !== count) {
-    throw new HttpProblem(400, `Only the last member (${count}) is removed: members keep their numbers and ports.`, { errors: { ordinal: [`Remove member ${count}.`] } });
-  }
+  onlyTheLast(count, ordinal);
   const last = rt.members![rt.members!.length - 1];
   const answering = (await healthyCount(rt)) - ((await healthy({ port: last.port })) ? 1 : 0);
   if (answering < quorumOf(count - 1)) {

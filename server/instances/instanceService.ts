@@ -1,4 +1,4 @@
-import { actOnMember, addEtcdMember, etcdUpkeep, removeEtcdMember, failover, setPaused, switchover, type SwitchoverInput } from './clusterOperations';
+import { actOnMember, addMember, etcdUpkeep, removeClusterMember, failover, setPaused, switchover, type SwitchoverInput } from './clusterOperations';
 import type { ConfigChange, Instance, InstanceConfig, InstanceMember, InstanceStatus, OperationCompletedPayload, UpdateConfigResponse } from '../../contracts/instances';
 import type { InstanceType } from '../../contracts/instanceValues';
 import { inUnit } from '../../contracts/parameterUnits';
@@ -95,12 +95,12 @@ export class InstanceService extends InstanceContext {
     return etcdUpkeep(this, id, what);
   }
 
-  addEtcdMember(id: string): Promise<Instance> {
-    return addEtcdMember(this, id);
+  addMember(id: string): Promise<Instance> {
+    return addMember(this, id);
   }
 
-  removeEtcdMember(id: string, ordinal: number): Promise<Instance> {
-    return removeEtcdMember(this, id, ordinal);
+  removeMember(id: string, ordinal: number): Promise<Instance> {
+    return removeClusterMember(this, id, ordinal);
   }
 
   // ---- Configuration ----

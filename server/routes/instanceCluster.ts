@@ -57,7 +57,7 @@ export const instanceClusterRoutes: InstanceRoutes = async (app, { ctx, authz, s
     ['cluster/resume', 'instances.cluster.resume', 'Resume automatic failover', (id) => service.setFailoverPaused(id, false)],
     ['etcd/compact', 'instances.etcd.compact', "etcd: drop the history before the current revision (etcd's compaction)", (id) => service.etcdUpkeep(id, 'compact')],
     ['etcd/defragment', 'instances.etcd.defragment', "etcd: rewrite each member's backend file without its free space, then disarm a NOSPACE alarm", (id) => service.etcdUpkeep(id, 'defragment')],
-    ['members', 'instances.members.add', 'etcd: add a member (one at a time, up to 5) through etcd member add', (id) => service.addEtcdMember(id)],
+    ['members', 'instances.members.add', "Add a member, one at a time up to 5: etcd's member add, or a PostgreSQL replica that Patroni copies from the leader", (id) => service.addMember(id)],
   ];
   for (const [path, action, summary, run] of instanceOperations) {
     app.post(`/:id/${path}`, { config: { access: 'user' }, schema: { tags, summary, params: IdParams, body: EmptyBody, response: accepted } }, async (request, reply) => {
@@ -87,7 +87,7 @@ export const instanceClusterRoutes: InstanceRoutes = async (app, { ctx, authz, s
       config: { access: 'user' },
       schema: {
         tags,
-        summary: 'etcd: remove the last member through etcd member remove; refused when the members left could not reach a quorum',
+        summary: "Remove the last member: etcd's member remove, refused when the members left could not reach a quorum; a PostgreSQL replica, refused while it leads or when two would not be left",
         params: MemberParams,
         response: accepted,
       },
@@ -95,7 +95,7 @@ export const instanceClusterRoutes: InstanceRoutes = async (app, { ctx, authz, s
     async (request, reply) => {
       const instance = await visible(request, request.params.id);
       const result = await audited(ctx, request, { action: 'instances.members.remove', target: instance.id, detail: { name: instance.name, member: request.params.ordinal } }, () =>
-        service.removeEtcdMember(instance.id, request.params.ordinal),
+        service.removeMember(instance.id, request.params.ordinal),
       );
       return reply.code(202).send(result);
     },

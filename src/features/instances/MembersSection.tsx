@@ -6,7 +6,7 @@ import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { DataTable, type Column } from '../../components/DataTable';
 import { Section } from '../../components/Section';
 import { selectCurrentUser } from '../auth/selectors';
-import { etcdMemberAddRequested, etcdMemberRemoveRequested, failoverPauseRequested, failoverRequested, memberActionRequested, switchoverRequested } from './clusterSaga';
+import { memberAddRequested, memberRemoveRequested, failoverPauseRequested, failoverRequested, memberActionRequested, switchoverRequested } from './clusterSaga';
 import { useMembersQuery } from './instancesApi';
 import { switchoverCandidates } from './SwitchoverModal';
 
@@ -60,11 +60,11 @@ export function MembersSection({ instance }: { instance: ClusterInstance }) {
           ? `${instance.members} members: the cluster's writes go to the leader through the read-write address; a replica takes over when the leader is lost.`
           : `${instance.members} members: the cluster writes while a majority of them answer.`
       }
-      actions={pg ? <ClusterActions instance={instance} members={data} /> : <EtcdActions instance={instance} />}
+      actions={pg ? <ClusterActions instance={instance} members={data} /> : <AddMember instance={instance} />}
     >
       <DataTable
         label="Members"
-        columns={pg ? [...pgColumns, memberActionsColumn(instance, isAdmin)] : [...etcdColumns, etcdMemberColumn(instance)]}
+        columns={pg ? [...pgColumns, memberActionsColumn(instance, isAdmin)] : [...etcdColumns, removeColumn(instance)]}
         rows={data}
         rowKey={(m) => String(m.ordinal)}
         loading={isLoading}
@@ -102,6 +102,7 @@ function ClusterActions({ instance, members }: { instance: ClusterInstance; memb
       <Button size="sm" variant="outline" disabled={!idle(instance)} onClick={() => dispatch(failoverPauseRequested({ instance, paused: !paused }))}>
         {paused ? 'Resume failover' : 'Pause failover'}
       </Button>
+      <AddMember instance={instance} />
     </HStack>
   );
 }
@@ -150,44 +151,60 @@ function MemberActions({ instance, member, isAdmin }: { instance: ClusterInstanc
           Fail over
         </Button>
       )}
+      {/* The last replica may go while more than two members are left; the leader stays until a switchover. */}
+      {ordinal === instance.members && !leads && instance.members > pgMemberFloor && <RemoveMember instance={instance} ordinal={ordinal} />}
     </HStack>
   );
 }
 
-/** The most members an etcd instance has. */
-const etcdMemberLimit = 5;
+/** The most members a cluster has, and the fewest a PostgreSQL cluster keeps. */
+const memberLimit = 5;
+const pgMemberFloor = 2;
 
-/** An etcd cluster grows or shrinks one member at a time through etcd's own member add and remove. */
-function EtcdActions({ instance }: { instance: ClusterInstance }) {
+/** A cluster grows one member at a time: etcd's own member add, or a replica Patroni copies from the leader. */
+function AddMember({ instance }: { instance: ClusterInstance }) {
   const dispatch = useAppDispatch();
-  return (
+  const button = (
+    <Button size="sm" variant="outline" disabled={!idle(instance) || instance.members >= memberLimit} onClick={() => dispatch(memberAddRequested({ instance }))}>
+      Add member
+    </Button>
+  );
+  return instance.type === 'pg' ? (
+    button
+  ) : (
     <HStack gap="2" role="group" aria-label="Cluster operations">
-      <Button size="sm" variant="outline" disabled={!idle(instance) || instance.members >= etcdMemberLimit} onClick={() => dispatch(etcdMemberAddRequested({ instance }))}>
-        Add member
-      </Button>
+      {button}
     </HStack>
   );
 }
 
 /** Only the last member is removed: members keep their numbers and ports. */
-function etcdMemberColumn(instance: ClusterInstance): Column<InstanceMember> {
-  return { key: 'actions', header: 'Actions', hiddenHeader: true, cell: (m) => m.ordinal === instance.members && <RemoveMember instance={instance} ordinal={m.ordinal} /> };
+function removeColumn(instance: ClusterInstance): Column<InstanceMember> {
+  return {
+    key: 'actions',
+    header: 'Actions',
+    hiddenHeader: true,
+    cell: (m) =>
+      m.ordinal === instance.members && (
+        <HStack justify="end">
+          <RemoveMember instance={instance} ordinal={m.ordinal} />
+        </HStack>
+      ),
+  };
 }
 
 function RemoveMember({ instance, ordinal }: { instance: ClusterInstance; ordinal: number }) {
   const dispatch = useAppDispatch();
   return (
-    <HStack justify="end">
-      <Button
-        size="xs"
-        variant="outline"
-        colorPalette="red"
-        aria-label={`Remove member ${ordinal}`}
-        disabled={!idle(instance)}
-        onClick={() => dispatch(etcdMemberRemoveRequested({ instance, ordinal }))}
-      >
-        Remove
-      </Button>
-    </HStack>
+    <Button
+      size="xs"
+      variant="outline"
+      colorPalette="red"
+      aria-label={`Remove member ${ordinal}`}
+      disabled={!idle(instance)}
+      onClick={() => dispatch(memberRemoveRequested({ instance, ordinal }))}
+    >
+      Remove
+    </Button>
   );
 }

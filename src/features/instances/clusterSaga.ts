@@ -10,7 +10,7 @@ import { showModal } from '../ui/showModal';
 import { instancesApi, instanceTags, type MemberAction } from './instancesApi';
 import { candidateLabel, isSwitchoverChoice, switchoverCandidates, type SwitchoverChoice, type SwitchoverModalProps } from './SwitchoverModal';
 
-type ClusterRef = Pick<Instance, 'id' | 'name'>;
+type ClusterRef = Pick<Instance, 'id' | 'name' | 'type'>;
 
 // The buttons of a PostgreSQL cluster's members (DESIGN §12); each runs as an operation of the instance.
 export const switchoverRequested = createAction<{ instance: ClusterRef; members: InstanceMember[] }>('cluster/switchoverRequested');
@@ -18,8 +18,8 @@ export const failoverRequested = createAction<{ instance: ClusterRef; ordinal: n
 export const failoverPauseRequested = createAction<{ instance: ClusterRef; paused: boolean }>('cluster/failoverPauseRequested');
 export const memberActionRequested = createAction<{ instance: ClusterRef; ordinal: number; action: MemberAction }>('cluster/memberActionRequested');
 
-export const etcdMemberAddRequested = createAction<{ instance: ClusterRef }>('cluster/etcdMemberAddRequested');
-export const etcdMemberRemoveRequested = createAction<{ instance: ClusterRef; ordinal: number }>('cluster/etcdMemberRemoveRequested');
+export const memberAddRequested = createAction<{ instance: ClusterRef }>('cluster/memberAddRequested');
+export const memberRemoveRequested = createAction<{ instance: ClusterRef; ordinal: number }>('cluster/memberRemoveRequested');
 
 export function* clusterSaga(): SagaIterator {
   // Leading: a second click while the question is open changes nothing.
@@ -27,8 +27,8 @@ export function* clusterSaga(): SagaIterator {
   yield takeLeading(failoverRequested.type, failover);
   yield takeLeading(failoverPauseRequested.type, setFailoverPaused);
   yield takeLeading(memberActionRequested.type, actOnMember);
-  yield takeLeading(etcdMemberAddRequested.type, addEtcdMember);
-  yield takeLeading(etcdMemberRemoveRequested.type, removeEtcdMember);
+  yield takeLeading(memberAddRequested.type, addMember);
+  yield takeLeading(memberRemoveRequested.type, removeMember);
   yield takeEvery(hubEventType('OperationCompleted'), refreshMembers);
 }
 
@@ -91,20 +91,23 @@ export function* actOnMember({ payload: { instance, ordinal, action } }: ReturnT
   yield call(callMutation, instancesApi.endpoints.memberAction.initiate({ id: instance.id, ordinal, action }, { track: false }));
 }
 
-export function* addEtcdMember({ payload: { instance } }: ReturnType<typeof etcdMemberAddRequested>): SagaIterator {
-  yield call(callMutation, instancesApi.endpoints.addEtcdMember.initiate({ id: instance.id }, { track: false }));
+export function* addMember({ payload: { instance } }: ReturnType<typeof memberAddRequested>): SagaIterator {
+  yield call(callMutation, instancesApi.endpoints.addClusterMember.initiate({ id: instance.id }, { track: false }));
 }
 
 /** Removing a member changes the quorum: asked first; the server refuses (and says why) one that would leave it unable to write. */
-export function* removeEtcdMember({ payload: { instance, ordinal } }: ReturnType<typeof etcdMemberRemoveRequested>): SagaIterator {
+export function* removeMember({ payload: { instance, ordinal } }: ReturnType<typeof memberRemoveRequested>): SagaIterator {
   const confirmed = yield call(showModal, {
     title: `Remove member ${ordinal} of ${instance.name}?`,
-    description: `etcd forgets the member, its process stops and its data folder is deleted. The cluster then needs a majority of the members left to write.`,
+    description:
+      instance.type === 'pg'
+        ? 'Its Patroni and postgres stop, the addresses forget it and its data folder is deleted. The cluster goes on with the members left.'
+        : 'etcd forgets the member, its process stops and its data folder is deleted. The cluster then needs a majority of the members left to write.',
     component: 'confirm',
     props: { confirmLabel: `Remove member ${ordinal}`, destructive: true },
   });
   if (confirmed !== true) return;
-  yield call(callMutation, instancesApi.endpoints.removeEtcdMember.initiate({ id: instance.id, ordinal }, { track: false }));
+  yield call(callMutation, instancesApi.endpoints.removeClusterMember.initiate({ id: instance.id, ordinal }, { track: false }));
 }
 
 // A member back from a restart or a rebuild may change nothing the health says, so no status event

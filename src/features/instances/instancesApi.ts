@@ -147,14 +147,14 @@ export const instancesApi = baseApi.injectEndpoints({
       onQueryStarted: adoptStartedOperation,
     }),
 
-    /** Grows an etcd cluster by one member through etcd's member add. */
-    addEtcdMember: build.mutation<Instance, { id: string }>({
+    /** Grows a cluster by one member: etcd's member add, or a PostgreSQL replica copied from the leader. */
+    addClusterMember: build.mutation<Instance, { id: string }>({
       query: ({ id }) => ({ url: path(id, '/members'), method: 'POST', body: {} }),
       onQueryStarted: adoptStartedOperation,
     }),
 
-    /** Shrinks an etcd cluster by its last member; refused (409) when the members left could not reach a quorum. */
-    removeEtcdMember: build.mutation<Instance, { id: string; ordinal: number }>({
+    /** Shrinks a cluster by its last member; refused (409) when etcd would lose its quorum, or while a PostgreSQL member leads. */
+    removeClusterMember: build.mutation<Instance, { id: string; ordinal: number }>({
       query: ({ id, ordinal }) => ({ url: path(id, `/members/${ordinal}`), method: 'DELETE' }),
       onQueryStarted: adoptStartedOperation,
     }),

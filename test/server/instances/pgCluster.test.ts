@@ -246,6 +246,51 @@ describe('a PostgreSQL cluster of three members on Patroni', () => {
     expect(leaderOf(await members())?.ordinal).toBe(leader.ordinal);
   });
 
+  it('grows by a replica that copies the leader and joins the addresses without cutting their sessions, and shrinks by it again', async () => {
+    await world.service().idle();
+    await until((l) => l.every((m) => m.state === 'running'));
+    // A session through the read-write address, open across HAProxy's reloads.
+    const [host, port] = connection.readWrite!.split(':');
+    const session = new Client({ host, port: Number(port), user: 'app', password: ownerPassword, database: 'app' });
+    await session.connect();
+    try {
+      const grown = await world.call('POST', `/instances/${cluster.id}/members`, {});
+      expect(grown.statusCode).toBe(202);
+      await world.service().idle();
+      expect(world.events('OperationCompleted').filter((p) => p.instanceId === cluster.id).at(-1)).toMatchObject({ kind: 'addMember', ok: true, detail: 'member 4 joined as a replica: 4 members' });
+      expect((await world.instance(cluster.id)).members).toBe(4);
+      const listed = await until((l) => l.length === 4 && l.every((m) => m.state === 'running'));
+      expect(listed[3]).toMatchObject({ ordinal: 4, role: expect.stringMatching(/^(replica|sync_standby)$/), timeline: leaderOf(listed)!.timeline });
+      expect(fs.readFileSync(`${dir()}/haproxy.cfg`, 'utf8')).toContain(`server ${cluster.id}-4 127.0.0.1:${listed[3].port} check port`);
+      // The new member holds the leader's rows, and the session opened before is still served.
+      const [{ n }] = (await session.query<{ n: string }>('select count(*)::text as n from notes')).rows;
+      let copied = '';
+      for (let i = 0; i < 40 && copied !== n; i++) {
+        [{ n: copied }] = await asOwner<{ n: string }>(`127.0.0.1:${listed[3].port}`, 'select count(*)::text as n from notes');
+        if (copied !== n) await sleep(250);
+      }
+      expect(copied).toBe(n);
+
+      const notLast = await world.call('DELETE', `/instances/${cluster.id}/members/2`);
+      expect(notLast.statusCode).toBe(400);
+      expect(notLast.json().detail).toBe('Only the last member (4) is removed: members keep their numbers and ports.');
+      if (leaderOf(listed)!.ordinal === 4) {
+        expect((await world.call('DELETE', `/instances/${cluster.id}/members/4`)).json().detail).toBe('Member 4 leads: switch over to another member first.');
+        return;
+      }
+      expect((await world.call('DELETE', `/instances/${cluster.id}/members/4`)).statusCode).toBe(202);
+      await world.service().idle();
+      expect(world.events('OperationCompleted').filter((p) => p.instanceId === cluster.id).at(-1)).toMatchObject({ kind: 'removeMember', ok: true });
+      expect((await world.instance(cluster.id)).members).toBe(3);
+      expect((await members()).map((m) => m.ordinal)).toEqual([1, 2, 3]);
+      expect(fs.existsSync(`${dir()}/members/4`)).toBe(false);
+      expect(fs.readFileSync(`${dir()}/haproxy.cfg`, 'utf8')).not.toContain(`${cluster.id}-4`);
+      expect((await session.query('select 1 as one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await session.end().catch(() => undefined);
+    }
+  });
+
   it('stops and starts every member together, keeping its data', async () => {
     await world.service().idle();
     const [before] = await asOwner<{ n: string }>(connection.readWrite!, 'select count(*)::text as n from notes');

@@ -168,6 +168,39 @@ describe('the members of a PostgreSQL cluster', () => {
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
   });
 
+  it('adds a replica to a PostgreSQL cluster, and removes the last one after asking; the leader is never offered for removal', async () => {
+    const changes: string[] = [];
+    server.use(
+      http.post('/instances/:id/members', () => {
+        changes.push('add');
+        return HttpResponse.json({ ...ledger, operation: { kind: 'addMember', startedAt: '2025-02-03T05:00:00.000Z' }, version: ledger.version + 1 }, { status: 202 });
+      }),
+      http.delete('/instances/:id/members/:ordinal', ({ params }) => {
+        changes.push(`remove ${String(params.ordinal)}`);
+        return HttpResponse.json({ ...ledger, operation: { kind: 'removeMember', startedAt: '2025-02-03T05:00:00.000Z' }, version: ledger.version + 1 }, { status: 202 });
+      }),
+    );
+    const { user } = openLedger();
+    await screen.findByRole('heading', { level: 1, name: 'ledger' }, firstRender);
+    await memberRows();
+    expect(members().queryByRole('button', { name: 'Remove member 1' })).not.toBeInTheDocument();
+    expect(members().queryByRole('button', { name: 'Remove member 2' })).not.toBeInTheDocument();
+    await user.click(members().getByRole('button', { name: 'Remove member 3' }));
+    const question = within(await screen.findByRole('dialog', { name: 'Remove member 3 of ledger?' }));
+    expect(question.getByText(/Its Patroni and postgres stop, the addresses forget it/)).toBeInTheDocument();
+    await user.click(question.getByRole('button', { name: 'Remove member 3' }));
+    await waitFor(() => expect(changes).toEqual(['remove 3']));
+    await waitFor(() => expect(members().getByRole('button', { name: 'Add member' })).toBeDisabled());
+  });
+
+  it('offers no removal when the last member leads, or when two members are left', async () => {
+    openLedger({ members: [pgMember(1, { lagBytes: 0 }), pgMember(2, { role: 'sync_standby' }), pgMember(3, { role: 'leader', lagBytes: null })] });
+    await screen.findByRole('heading', { level: 1, name: 'ledger' }, firstRender);
+    await memberRows();
+    expect(members().queryByRole('button', { name: /^Remove member/ })).not.toBeInTheDocument();
+    expect(members().getByRole('button', { name: 'Add member' })).toBeEnabled();
+  });
+
   it('switches over to the sync standby unless another member is chosen', async () => {
     const { posts, user } = openLedger();
     await screen.findByRole('heading', { level: 1, name: 'ledger' }, firstRender);
