@@ -21,6 +21,10 @@ export const Statistics = Type.Object({
     byHealth: countsOf(healthLevels),
     /** Sum of the instances' data folder sizes, as last measured (an extension of DESIGN §10). */
     sizeBytes: Type.Number(),
+    /** Instances of more than one member (etcd clusters, PostgreSQL clusters on Patroni). */
+    clusters: Type.Integer(),
+    /** Members of every instance: a single server counts one, a cluster each of its members. */
+    members: Type.Integer(),
   }),
   backups: Type.Object({
     total: Type.Integer(),
@@ -106,6 +110,11 @@ export const metricDefinitions = [
   { name: 'rss_bytes', unit: 'bytes', engines: ['pg', 'etcd'] },
   /** Size of the instance's data folder (refreshed about once a minute); also the list's sizeBytes. */
   { name: 'data_dir_bytes', unit: 'bytes', engines: ['pg', 'etcd'] },
+  // Appended, never inserted: stored samples are packed in this order (server/metrics/series.ts).
+  /** The same replay lag in time (PostgreSQL's replay_lag; 0 for a replica with nothing to replay). */
+  { name: 'replication_lag_seconds', unit: 'seconds', engines: ['pg'] },
+  /** A cluster's leader and the replicas streaming from it; absent for a single server. */
+  { name: 'members_streaming', unit: 'count', engines: ['pg'] },
 ] as const satisfies readonly { name: string; unit: MetricUnit; engines: readonly ('pg' | 'etcd')[] }[];
 
 export type MetricName = (typeof metricDefinitions)[number]['name'];

@@ -28,7 +28,9 @@ select
   (select sum(pg_database_size(oid)) from pg_database) as database_bytes,
   coalesce((select extract(epoch from now() - min(xact_start)) from clients), 0) as longest_tx_seconds,
   case when pg_is_in_recovery() then null else pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') end as wal,
-  (select max(pg_wal_lsn_diff(sent_lsn, replay_lsn)) from pg_stat_replication) as replication_lag_bytes
+  (select max(pg_wal_lsn_diff(sent_lsn, replay_lsn)) from pg_stat_replication) as replication_lag_bytes,
+  (select extract(epoch from max(replay_lag))::float8 from pg_stat_replication) as replication_lag_seconds,
+  (select count(*) from pg_stat_replication where state = 'streaming') as replicas
 from db`;
 
 interface Counters {
@@ -88,6 +90,11 @@ export class PgSampler {
     };
     const lag = num(row.replication_lag_bytes);
     if (lag !== null) values.replication_lag_bytes = lag;
+    // PostgreSQL forgets a replica's lag in time once it has nothing left to replay: 0 s then.
+    const lagSeconds = num(row.replication_lag_seconds) ?? (lag === 0 ? 0 : null);
+    if (lagSeconds !== null) values.replication_lag_seconds = lagSeconds;
+    // The member count of a cluster that serves: its leader and the replicas streaming from it.
+    if (this.rt.cluster) values.members_streaming = 1 + Number(row.replicas);
     const previous = this.previous;
     this.previous = counters;
     if (!previous) return values;

@@ -1,6 +1,7 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { healthLevels, instanceStatuses, instanceTypes } from '../../contracts/instanceValues';
 import type { Statistics } from '../../contracts/statistics';
+import { memberPortsOf } from '../db/instances';
 import type { Database, Db } from '../db/schema';
 
 // GET /api/statistics and StatisticsChanged (DESIGN §10): the figures of one scope, every count a
@@ -51,6 +52,8 @@ async function instanceFigures(db: Db, groupIds: string[] | null, none: boolean)
     byType: zeros(instanceTypes),
     byHealth: zeros(healthLevels),
     sizeBytes: 0,
+    clusters: 0,
+    members: 0,
   };
   let operations = 0;
   if (none) return { figures, operations };
@@ -76,6 +79,12 @@ async function instanceFigures(db: Db, groupIds: string[] | null, none: boolean)
     figures.sizeBytes += Number(row.bytes ?? 0);
     operations += Number(row.operations);
   }
+  // A cluster's members after the first are kept as a JSON list of their ports.
+  let clustered = db.selectFrom('instances').where('member_ports', 'is not', null).select('member_ports');
+  if (groupIds !== null) clustered = clustered.where('group_id', 'in', groupIds);
+  const extra = (await clustered.execute()).map((row) => memberPortsOf(row).length).filter((n) => n > 0);
+  figures.clusters = extra.length;
+  figures.members = figures.total + extra.reduce((sum, n) => sum + n, 0);
   return { figures, operations };
 }
 

@@ -70,6 +70,8 @@ beforeAll(async () => {
   await create('admin', 'orders', group1);
   await create('admin', 'kv-orders', group1);
   await create('admin', 'catalog', group2);
+  // kv-orders stands for an etcd cluster of three members: the two after the first keep their ports here.
+  await h.db.updateTable('instances').set({ member_ports: JSON.stringify([{ port: 1, peerPort: 2 }, { port: 3, peerPort: 4 }]) }).where('name', '=', 'kv-orders').execute();
   // Driven by hand: its timer (the one-second debounce) never fires within the test.
   publisher = new StatisticsPublisher({ db: h.db, bus, clock: h.clock.now, connected, log: { warn: () => undefined }, intervalMs: 3_600_000 });
   publisher.start();
@@ -86,6 +88,7 @@ describe('GET /api/statistics', () => {
     const [admin, member1, member2, outsider] = await Promise.all(principals.map(async (who) => (await statisticsOf(who)).json() as Statistics));
     expect(admin.instances.total).toBe(3);
     expect(admin.instances.byType).toEqual({ pg: 2, etcd: 1 });
+    expect(admin.instances).toMatchObject({ clusters: 1, members: 5 });
     expect(admin.groups).toBe(2);
     expect(admin.users).toBe(4);
     expect(member1.instances.total).toBe(2);
@@ -94,6 +97,7 @@ describe('GET /api/statistics', () => {
     expect(member1.users).toBe(1);
     expect(member2.instances.total).toBe(1);
     expect(member2.instances.byType).toEqual({ pg: 1, etcd: 0 });
+    expect(member2.instances).toMatchObject({ clusters: 0, members: 1 });
     expect(outsider.instances.total).toBe(0);
     expect(outsider).toMatchObject({ groups: 0, users: 0, backups: { total: 0, failed24h: 0, storageBytes: 0, lastSucceededAt: null }, logs: { entries: 0, errors24h: 0 } });
     // Every status, type and health level is present, zero or not.

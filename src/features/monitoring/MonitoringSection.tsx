@@ -61,9 +61,11 @@ export function MonitoringSection({ instance }: { instance: Instance }) {
     body = (
       <Suspense fallback={<LoadingState label="Loading charts…" />}>
         <SimpleGrid columns={{ base: 1, xl: 2 }} gap="8">
-          {metricCharts[instance.type].map((spec) => (
-            <MetricChart key={spec.title} spec={spec} series={metrics.series} from={metrics.from} to={metrics.to} />
-          ))}
+          {metricCharts[instance.type]
+            .filter((spec) => !spec.clusterOnly || instance.members > 1)
+            .map((spec) => (
+              <MetricChart key={spec.title} spec={spec} series={metrics.series} from={metrics.from} to={metrics.to} />
+            ))}
         </SimpleGrid>
       </Suspense>
     );

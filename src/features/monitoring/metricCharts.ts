@@ -11,6 +11,8 @@ export interface MetricChartSpec {
   title: string;
   unit: MetricUnit;
   lines: ChartLine[];
+  /** Drawn only for a cluster (more than one member). */
+  clusterOnly?: boolean;
 }
 
 const cpu: MetricChartSpec = { title: 'CPU', unit: 'percent', lines: [{ name: 'cpu_percent', label: 'CPU (% of one core)' }] };
@@ -38,6 +40,9 @@ export const metricCharts: Record<InstanceType, MetricChartSpec[]> = {
         { name: 'data_dir_bytes', label: 'Data folder' },
       ],
     },
+    { title: 'Members streaming', unit: 'count', lines: [{ name: 'members_streaming', label: 'Leader and streaming replicas' }], clusterOnly: true },
+    { title: 'Replication lag', unit: 'bytes', lines: [{ name: 'replication_lag_bytes', label: 'Largest replica lag' }], clusterOnly: true },
+    { title: 'Replication lag in time', unit: 'seconds', lines: [{ name: 'replication_lag_seconds', label: 'Largest replica lag' }], clusterOnly: true },
     cpu,
     memory,
   ],

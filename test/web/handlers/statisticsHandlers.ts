@@ -11,6 +11,8 @@ export const aStatistics = (overrides: Partial<Statistics> = {}): Statistics => 
     byType: { pg: 5, etcd: 2 },
     byHealth: { good: 5, warn: 1, error: 1 },
     sizeBytes: 3_500_000_000,
+    clusters: 0,
+    members: 7,
   },
   backups: { total: 40, failed24h: 2, storageBytes: 12_300_000_000, lastSucceededAt: '2025-03-01T10:00:00.000Z' },
   groups: 3,

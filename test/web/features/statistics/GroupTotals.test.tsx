@@ -39,4 +39,16 @@ describe('GroupTotals', () => {
     expect(await instances.findByText('3 instances · 3 running · 1.5 GB of data')).toBeInTheDocument();
     await waitFor(() => expect(figures.seen.filter((query) => query.get('groupId') === 'g-1')).toHaveLength(2));
   });
+
+  it('counts the clusters among them and their members in all', async () => {
+    const { handler } = statisticsHandler(() => {
+      const figures = aStatistics();
+      figures.instances = { ...figures.instances, total: 3, byStatus: { ...figures.instances.byStatus, running: 3 }, sizeBytes: 1_500_000_000, clusters: 1, members: 5 };
+      return figures;
+    });
+    server.use(meHandler(regular), groupsListHandler().handler, ...groupServer(aGroup({ id: 'g-1', name: 'payments' })).handlers, handler);
+    renderApp('/groups/g-1');
+    const instances = within(await screen.findByRole('region', { name: 'Instances' }));
+    expect(await instances.findByText('3 instances · 3 running · 1 cluster (5 members in all) · 1.5 GB of data')).toBeInTheDocument();
+  });
 });
