@@ -121,7 +121,7 @@ export function registerInstances(program: Command): void {
       .option('--group <group>', 'the group (name or id); admins may leave it out')
       .option('--description <text>', 'what it is for')
       .addOption(new Option('--members <count>', 'members: 1, 3 or 5 for an etcd cluster, 2 to 5 for a PostgreSQL cluster').choices(['1', '2', '3', '4', '5']))
-      .option('--dcs <instance>', 'a PostgreSQL cluster: the etcd instance of its group that keeps its leader lock (name or id)')
+      .option('--dcs <instance>', 'a PostgreSQL cluster: the etcd instance of its group that keeps its leader lock (name or id); without it, a 3-member one named <name>-dcs is made with the cluster')
       .option('--sync', 'a PostgreSQL cluster: synchronous replication (no acknowledged commit lost in a failover; slower writes)')
       .addOption(new Option('--failover-timing <preset>', 'a PostgreSQL cluster: how fast a lost leader is replaced').choices(clusterPresetNames))
       .option('--param <name=value>', 'initial configuration (repeatable)', collectPairs),

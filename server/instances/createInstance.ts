@@ -9,6 +9,7 @@ import { DuplicateInstanceNameError, findInstance, findInstanceRow, insertInstan
 import type { Engine, InstanceRuntime } from '../engines/engine';
 import type { PgEngine } from '../engines/pg';
 import { haproxyBin, patroniBin, type ClusterSpec } from '../engines/pgCluster';
+import { EngineError } from '../engines/processRunner';
 import type { ClusterPresetName } from '../../contracts/clusters';
 import type { RecoveryTarget } from '../../contracts/pitr';
 import { policyErrors } from '../engines/parameterPolicy';
@@ -40,8 +41,14 @@ export function membersProblem(type: InstanceType, members: number): string | nu
   return members >= 1 && members <= 5 ? null : 'A PostgreSQL instance has 1 member, or 2 to 5 as a cluster on Patroni.';
 }
 
-/** What a PostgreSQL cluster is built on (Patroni, HAProxy, an etcd of its group), checked before anything is made; undefined when the input is no cluster. */
-async function checkCluster(ctx: InstanceContext, input: CreateInput): Promise<Omit<ClusterSpec, 'readWritePort' | 'readOnlyPort'> | undefined> {
+type ClusterBase = Omit<ClusterSpec, 'readWritePort' | 'readOnlyPort'>;
+
+/**
+ * What a PostgreSQL cluster is built on (Patroni, HAProxy, an etcd of its group), checked before
+ * anything is made; undefined when the input is no cluster. No store chosen answers an empty
+ * dcsInstanceId: one is to be made.
+ */
+async function checkCluster(ctx: InstanceContext, input: CreateInput): Promise<ClusterBase | undefined> {
   const clustered = input.type === 'pg' && (input.members ?? 1) > 1;
   if (!clustered) {
     const stray = (['dcsInstanceId', 'synchronous', 'failoverPreset'] as const).filter((field) => input[field] !== undefined);
@@ -52,15 +59,48 @@ async function checkCluster(ctx: InstanceContext, input: CreateInput): Promise<O
   if (missing.length > 0) {
     throw new HttpProblem(503, 'PostgreSQL clusters need Patroni and HAProxy: install the Debian packages patroni and haproxy.', { title: 'Engine not installed' });
   }
-  if (!input.dcsInstanceId) throw validationProblem({ dcsInstanceId: ['A PostgreSQL cluster keeps its leader lock in an etcd instance of its group: choose one.'] });
+  const base = { synchronous: input.synchronous ?? false, preset: input.failoverPreset ?? 'fast' } as const;
+  if (!input.dcsInstanceId) {
+    // None chosen: Warden makes the cluster a 3-member etcd of its own, in its group, named after it.
+    const problem = await nameProblem(ctx, storeNameOf(input.name));
+    if (problem) throw validationProblem({ dcsInstanceId: [`Warden would make an etcd instance named ${storeNameOf(input.name)} for the cluster's leader lock: ${problem} Choose an etcd instance of the group instead.`] });
+    if (input.groupId) await checkInstanceQuota(ctx.deps.db, input.groupId, 2);
+    return { ...base, dcsInstanceId: '', dcsEndpoints: [] };
+  }
   const dcs = await findInstanceRow(ctx.deps.db, input.dcsInstanceId);
   // Another group's instance is answered as missing, as everywhere else.
   if (!dcs || dcs.group_id !== input.groupId) throw validationProblem({ dcsInstanceId: ['No etcd instance of this group has this id.'] });
   if (dcs.type !== 'etcd') throw validationProblem({ dcsInstanceId: ['The consensus store must be an etcd instance.'] });
   if (dcs.status !== 'running') throw validationProblem({ dcsInstanceId: [`The etcd instance ${dcs.name} is not running: start it first.`] });
-  const rt = ctx.runtime(dcs);
-  const endpoints = [rt.port, ...(rt.members ?? []).map((m) => m.port)].map((port) => `http://127.0.0.1:${port}`);
-  return { dcsInstanceId: dcs.id, dcsEndpoints: endpoints, synchronous: input.synchronous ?? false, preset: input.failoverPreset ?? 'fast' };
+  return { ...base, dcsInstanceId: dcs.id, dcsEndpoints: endpointsOf(ctx.runtime(dcs)) };
+}
+
+/** The consensus store Warden makes for a cluster created without one. */
+const storeNameOf = (name: string) => `${name}-dcs`;
+
+/** An etcd instance's client URLs, every member's. */
+const endpointsOf = (rt: InstanceRuntime) => [rt.port, ...(rt.members ?? []).map((m) => m.port)].map((port) => `http://127.0.0.1:${port}`);
+
+/**
+ * A 3-member etcd made for a new cluster, created like any instance (its own create operation, its
+ * quota place, its audit through the cluster's); answers the cluster's spec naming it.
+ */
+async function makeStore(ctx: InstanceContext, input: CreateInput, spec: ClusterBase, author: string | null, isAdmin: boolean): Promise<ClusterBase> {
+  const store = await createInstance(
+    ctx,
+    { name: storeNameOf(input.name), type: 'etcd', groupId: input.groupId, members: 3, parameters: {}, description: `The consensus store of the PostgreSQL cluster ${input.name}, made with it.` },
+    author,
+    isAdmin,
+  );
+  const row = (await findInstanceRow(ctx.deps.db, store.id))!;
+  return { ...spec, dcsInstanceId: store.id, dcsEndpoints: endpointsOf(ctx.runtime(row)) };
+}
+
+/** Until the consensus store made with a cluster has finished its first start; throws why it did not run. */
+async function untilStoreRuns(ctx: InstanceContext, storeId: string) {
+  await ctx.busy.get(storeId)?.catch(() => undefined);
+  const store = await findInstanceRow(ctx.deps.db, storeId);
+  if (store?.status !== 'running') throw new EngineError(`The consensus store made for the cluster (${store?.name ?? storeId}) is ${store?.status ?? 'gone'}: ${store?.status_reason ?? 'see its log'}.`);
 }
 
 // Making instances: new ones, clones of a running instance's data, and clones from a backup.
@@ -85,8 +125,11 @@ export async function createInstance(ctx: InstanceContext, input: CreateInput, a
     if (Object.keys(errors).length > 0) throw validationProblem(errors);
   }
   const id = randomUUID();
-  const instance = await insert(ctx, id, input, author, 'create', cluster);
+  const makesStore = cluster !== undefined && cluster.dcsInstanceId === '';
+  const spec = cluster && makesStore ? await makeStore(ctx, input, cluster, author, isAdmin) : cluster;
+  const instance = await insert(ctx, id, input, author, 'create', spec);
   launch(ctx, id, 'create', async (row, rt) => {
+    if (makesStore) await untilStoreRuns(ctx, spec!.dcsInstanceId);
     await prepareFolder(ctx, id, rt);
     await engine.initialize(rt, input.parameters);
     await ctx.change(id, { status: 'stopped', status_reason: null, engine_version: await engine.version() });
@@ -261,7 +304,7 @@ async function insert(
   input: CreateInput,
   author: string | null,
   kind: OperationKind,
-  cluster?: Omit<ClusterSpec, 'readWritePort' | 'readOnlyPort'>,
+  cluster?: ClusterBase,
 ): Promise<Instance> {
   const now = ctx.deps.clock().toISOString();
   const members = input.members ?? 1;
@@ -308,11 +351,11 @@ async function insert(
 }
 
 /** 409 when the group already holds as many instances as its quota allows: checked before one is created in it or moved into it. */
-export async function checkInstanceQuota(db: Db, groupId: string) {
+export async function checkInstanceQuota(db: Db, groupId: string, needed = 1) {
   const group = await findGroup(db, groupId);
   const max = group?.quota.maxInstances ?? null;
   if (!group || max === null) return;
-  if ((await groupUsage(db, groupId)).instances >= max) {
+  if ((await groupUsage(db, groupId)).instances + needed > max) {
     throw new HttpProblem(409, `group '${group.name}' has reached its quota of ${max} instance${max === 1 ? '' : 's'}`, { title: 'Quota reached' });
   }
 }

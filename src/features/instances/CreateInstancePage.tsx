@@ -76,8 +76,8 @@ function FieldCheckbox({ label, checked, onChange }: { label: string; checked: b
 }
 
 /**
- * A link to this page from itself (the consensus store's "create one") starts a fresh form from its
- * query, as it would from any other page.
+ * A link to this page from itself (the navigation's "Add instance" while the form is open) starts a
+ * fresh form from its query, as it would from any other page.
  */
 export function CreateInstancePage() {
   const { key } = useLocation();
@@ -90,7 +90,7 @@ function CreateInstanceForm() {
   const groups = useAllGroupsQuery();
   const [createInstance, { isLoading, error, originalArgs }] = useCreateInstanceMutation();
 
-  // A group's "Add instance" opens this page with that group chosen; a cluster's missing consensus store, with etcd too.
+  // A group's "Add instance" opens this page with that group chosen, and a link may choose the type too.
   const [searchParams] = useSearchParams();
   const [name, setName] = useState('');
   const [type, setType] = useState(() => typeOf(searchParams.get('type')));
@@ -115,20 +115,19 @@ function CreateInstanceForm() {
   const isCluster = type === 'pg' && members !== '1';
   // The consensus store is an etcd instance of the new instance's group, or of no group for one in none.
   const etcds = useInstancesQuery({ page: 1, pageSize: 100, type: 'etcd', groupId: groupId || 'none' }, { skip: !isCluster });
-  const storeMissing = isCluster && dcsInstanceId === '';
-  const storeErrors = submitted && storeMissing ? ['Choose an etcd instance.'] : errors.dcsInstanceId;
-  const newEtcdPath = `${routes.createInstance.path}?${new URLSearchParams({ type: 'etcd', ...(groupId && { groupId }) })}`;
+  // None chosen: the server makes the cluster a 3-member etcd of its own, named after it.
+  const newStoreName = `${name || 'name'}-dcs`;
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setSubmitted(true);
-    if (name === '' || nameCheck.problem || groupMissing || storeMissing) return;
+    if (name === '' || nameCheck.problem || groupMissing) return;
     const body: CreateInstanceRequest = {
       name,
       type,
       ...(groupId && { groupId }),
       ...(members !== '1' && { members: Number(members) }),
-      ...(isCluster && { dcsInstanceId, synchronous, failoverPreset }),
+      ...(isCluster && { ...(dcsInstanceId && { dcsInstanceId }), synchronous, failoverPreset }),
       ...(description.trim() && { description: description.trim() }),
       ...(rowNames.length > 0 && {
         parameters: Object.fromEntries(parameters.filter((row) => row.name.trim()).map((row) => [row.name.trim(), row.value])),
@@ -207,12 +206,12 @@ function CreateInstanceForm() {
 
           {isCluster && (
             <>
-              <Field.Root invalid={!!storeErrors?.length}>
+              <Field.Root invalid={!!errors.dcsInstanceId?.length}>
                 <Field.Label>Consensus store</Field.Label>
                 <Select
                   value={dcsInstanceId}
                   options={[
-                    { value: '', label: 'Choose an etcd instance' },
+                    { value: '', label: `A new 3-member etcd (${newStoreName})` },
                     // The server takes only a running one; the others say why they cannot be chosen.
                     ...(etcds.data?.items ?? []).map((etcd) => ({
                       value: etcd.id,
@@ -223,14 +222,10 @@ function CreateInstanceForm() {
                   onChange={setDcsInstanceId}
                 />
                 <Field.HelperText>
-                  A cluster keeps its leader lock in an etcd instance of the same group.{' '}
-                  {etcds.data?.items.length === 0 && (
-                    <>
-                      There is none yet: <TextLink to={newEtcdPath}>create one</TextLink>.
-                    </>
-                  )}
+                  A cluster keeps its leader lock in an etcd instance of the same group: one of the group's, or a new one of 3
+                  members made with the cluster.
                 </Field.HelperText>
-                {!!storeErrors?.length && <Field.ErrorText>{storeErrors.join(' ')}</Field.ErrorText>}
+                {!!errors.dcsInstanceId?.length && <Field.ErrorText>{errors.dcsInstanceId.join(' ')}</Field.ErrorText>}
               </Field.Root>
 
               <Field.Root invalid={!!errors.synchronous?.length}>

@@ -143,7 +143,10 @@ describe('CreateInstancePage', () => {
     await pickOption(user, screen.getByRole('combobox', { name: 'Members' }), '3 members: a leader and two standbys');
 
     const store = screen.getByRole('combobox', { name: 'Consensus store' });
-    expect(store).toHaveAccessibleDescription('A cluster keeps its leader lock in an etcd instance of the same group.');
+    expect(store).toHaveAccessibleDescription(
+      "A cluster keeps its leader lock in an etcd instance of the same group: one of the group's, or a new one of 3 members made with the cluster.",
+    );
+    expect(store).toHaveTextContent('A new 3-member etcd (ledger-dcs)');
     await pickOption(user, store, 'locks');
     expect(etcdList.last()).toEqual({ page: '1', pageSize: '100', type: 'etcd', groupId: 'g-1' });
     // A stopped etcd instance is listed, but cannot be chosen.
@@ -173,7 +176,7 @@ describe('CreateInstancePage', () => {
     );
   });
 
-  it('asks for a consensus store before sending a cluster, and links to creating one where the group has none', async () => {
+  it('leaves the consensus store to be made with the cluster when none is chosen', async () => {
     const { user, created } = openCreate(admin, [
       { id: 'g-1', name: 'payments' },
       { id: 'g-2', name: 'ledger' },
@@ -182,18 +185,10 @@ describe('CreateInstancePage', () => {
     await user.type(await nameField(), 'ledger');
     await pickOption(user, screen.getByRole('combobox', { name: 'Group' }), 'ledger');
     await pickOption(user, screen.getByRole('combobox', { name: 'Members' }), '2 members: a leader and a standby');
-    const create = await screen.findByRole('link', { name: 'create one' });
-    expect(create).toHaveAttribute('href', '/instances/create?type=etcd&groupId=g-2');
-
+    expect(screen.getByRole('combobox', { name: 'Consensus store' })).toHaveTextContent('A new 3-member etcd (ledger-dcs)');
+    expect(await screen.findByText('This name is available.')).toBeInTheDocument();
     await user.click(screen.getByRole('button', { name: 'Create' }));
-    expect(screen.getByRole('combobox', { name: 'Consensus store' })).toHaveAccessibleDescription(/Choose an etcd instance\./);
-    expect(created).toEqual([]);
-
-    // The link opens a fresh form for etcd in the same group.
-    await user.click(create);
-    await waitFor(() => expect(screen.getByRole('combobox', { name: 'Type' })).toHaveValue('etcd'));
-    expect(screen.getByRole('combobox', { name: 'Group' })).toHaveValue('g-2');
-    expect(screen.getByRole('textbox', { name: 'Name' })).toHaveValue('');
+    await waitFor(() => expect(created).toEqual([{ name: 'ledger', type: 'pg', groupId: 'g-2', members: 2, synchronous: false, failoverPreset: 'fast' }]));
   });
 
   it('shows the server’s complaint about the consensus store beside it', async () => {
