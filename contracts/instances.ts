@@ -129,6 +129,10 @@ export const InstanceMember = Type.Object({
   port: Type.Integer(),
   /** Bytes of WAL a replica has not replayed yet (PostgreSQL); null where it does not apply. */
   lagBytes: Type.Union([Type.Integer(), Type.Null()]),
+  /** Seconds since the WAL a replica last replayed was written on the leader (PostgreSQL's replay_lag); null where it does not apply or is not known. */
+  lagSeconds: Type.Union([Type.Number(), Type.Null()]),
+  /** A PostgreSQL member holds a parameter change that waits for its restart. */
+  pendingRestart: Type.Boolean(),
   timeline: Type.Union([Type.Integer(), Type.Null()]),
   /** etcd: the member's raft index and its backend's size. */
   raftIndex: Type.Union([Type.Integer(), Type.Null()]),

@@ -29,7 +29,7 @@ const historyColumns: Column<ClusterHistoryEntry>[] = [
 export function registerCluster(program: Command): void {
   const cluster = program
     .command('cluster')
-    .description("A cluster's members, history, switchover, failover, maintenance, member rebuilds, and an etcd cluster's growth (named by name or id)");
+    .description("A cluster's members, history, switchover, failover, maintenance, member rebuilds, growth and shrinking (named by name or id)");
 
   cluster
     .command('members')
@@ -73,6 +73,15 @@ export function registerCluster(program: Command): void {
       });
       await finishOperation(ctx, accepted, 'running', `Switching ${instance.name} over`, options);
     });
+
+  addWaitOptions(cluster.command('cancel-switchover').argument('<instance>', 'name or id').description('Cancel the switchover scheduled for later (warden cluster switchover --at)')).action(
+    async (ref: string, options: WaitOptions, command: Command) => {
+      const ctx = contextOf(command);
+      const instance = await resolveInstance(ctx.api(), ref);
+      const accepted = await ctx.api().delete<Instance>(`/instances/${instance.id}/cluster/switchover`);
+      await finishOperation(ctx, accepted, 'running', `Cancelling the switchover of ${instance.name}`, options);
+    },
+  );
 
   addWaitOptions(
     cluster

@@ -53,7 +53,7 @@ export async function healthy(m: Pick<Member, 'port'>): Promise<boolean> {
  * status needs no credentials), or stopped (`running` false) or unreachable.
  */
 export async function memberStatus(m: Member, running: boolean): Promise<InstanceMember> {
-  const base = { ordinal: m.ordinal, name: `member ${m.ordinal}`, host: '127.0.0.1', port: m.port, lagBytes: null, timeline: null };
+  const base = { ordinal: m.ordinal, name: `member ${m.ordinal}`, host: '127.0.0.1', port: m.port, lagBytes: null, lagSeconds: null, pendingRestart: false, timeline: null };
   if (!running) return { ...base, role: 'member', state: 'stopped', raftIndex: null, dbSizeBytes: null };
   try {
     const res = await fetch(`${memberUrl(m)}/v3/maintenance/status`, { method: 'POST', body: '{}', signal: AbortSignal.timeout(2000) });

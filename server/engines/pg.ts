@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Client } from 'pg';
 import type { RecoveryTarget } from '../../contracts/pitr';
+import type { InstanceMember } from '../../contracts/instances';
 import type { EngineBinaries } from './detect';
 import type {
   ApplyResult,
@@ -547,7 +548,7 @@ function singlePgEngine(binaries: EngineBinaries, options: EngineOptions, stanza
     // One postmaster: the single member leads itself.
     async members(rt) {
       const state = pid(rt) === null ? 'stopped' : 'running';
-      return [{ ordinal: 1, name: 'member 1', role: 'leader', state, host: '127.0.0.1', port: rt.port, lagBytes: null, timeline: null, raftIndex: null, dbSizeBytes: null }];
+      return [{ ordinal: 1, name: 'member 1', role: 'leader', state, host: '127.0.0.1', port: rt.port, lagBytes: null, lagSeconds: null, pendingRestart: false, timeline: null, raftIndex: null, dbSizeBytes: null }];
     },
     stoppedMembers: () => [],
 
@@ -630,6 +631,31 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
   /** The leading member of a running cluster, or its first member's folder while it is stopped. */
   const leaderOrFirst = async (rt: InstanceRuntime) =>
     clusterPid(rt) === null ? memberRuntime(rt, clusterMembers(rt)[0]) : await leaderOf(rt).catch(() => memberRuntime(rt, clusterMembers(rt)[0]));
+  /**
+   * The members as Patroni describes them, with each replica's lag as the leader's
+   * pg_stat_replication has it now (Patroni names each replica's connection after the member): in
+   * bytes from the leader's WAL position to the replica's replay, and in seconds. Patroni's own figure
+   * compares positions posted to the store at different moments of its loop, so right after a WAL
+   * switch it can show a whole segment of lag that is not there. PostgreSQL forgets the lag in time of
+   * a replica with nothing left to replay: it is 0 s then.
+   */
+  async function clusterMembersWithLag(rt: InstanceRuntime): Promise<InstanceMember[]> {
+    const listed = await describeMembers(rt);
+    const leader = listed.find((m) => m.role === 'leader' && m.state === 'running');
+    if (!leader) return listed;
+    const replication = `select application_name as name, pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn)::bigint::text as bytes,
+      extract(epoch from replay_lag)::float8 as seconds from pg_stat_replication`;
+    const live = await withPgClient(pgSuperuserTarget(memberRuntime(rt, clusterMembers(rt)[leader.ordinal - 1])), 'postgres', (c) => c.query<{ name: string; bytes: string | null; seconds: number | null }>(replication), 2_000)
+      .then(({ rows }) => new Map(rows.map((r) => [r.name, r])))
+      .catch(() => new Map<string, { bytes: string | null; seconds: number | null }>());
+    return listed.map((m) => {
+      const seen = live.get(m.name);
+      if (m.role === 'leader' || m.state !== 'running' || !seen) return m;
+      const lagBytes = seen.bytes === null ? m.lagBytes : Math.max(0, Number(seen.bytes));
+      return { ...m, lagBytes, lagSeconds: seen.seconds ?? (lagBytes === 0 ? 0 : null) };
+    });
+  }
+
   /** Until the read-write address leads to a primary: HAProxy has seen the leader's Patroni say so. */
   async function untilWritable(rt: InstanceRuntime, withinMs = 30_000) {
     const primary = (c: Client) => c.query<{ standby: boolean }>('select pg_is_in_recovery() as standby').then(({ rows }) => !rows[0].standby);
@@ -640,20 +666,52 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
     }
   }
   /**
-   * A running cluster restarts one member at a time through Patroni, the replicas first and the leader
-   * last, so reads go on throughout and writes pause only while the leader's postgres restarts.
+   * A running cluster restarts one member at a time through Patroni, so reads go on throughout and
+   * writes pause only while the leader's postgres restarts: the replicas first and the leader last,
+   * unless the change lowers what a standby must hold as high as its primary.
    */
   async function rollingRestart(rt: InstanceRuntime) {
     const leader = await leaderMember(rt);
     const members = clusterMembers(rt).filter((m) => patroniPid(m) !== null);
-    const order = [...members.filter((m) => m.name !== leader?.name), ...members.filter((m) => m.name === leader?.name)];
-    for (const m of order) {
+    const replicas = members.filter((m) => m.name !== leader?.name);
+    const leading = members.filter((m) => m.name === leader?.name);
+    // A standby must hold some values at least as high as its primary: lowered, they reach the
+    // replicas only once the leader runs with them (Patroni starts a replica with the leader's when
+    // they are higher), so the leader goes first then; raised, the replicas go first.
+    const leaderFirst = leader !== null && (await lowersStandbyMinimum(memberRuntime(rt, leader)).catch(() => false));
+    for (const m of leaderFirst ? [...leading, ...replicas] : [...replicas, ...leading]) {
       await memberAction(rt, m, 'restart');
       await untilMemberRuns(rt, m.name);
+      // The leader wrote its new values to the WAL as it started: each replica replays that record
+      // (its control file then holds them) before it restarts, or Patroni would keep the old ones.
+      if (leaderFirst && m === leading[0]) await untilReplayed(rt, m, replicas);
     }
     // Members whose Patroni was not running start now, as a start would.
     await startCluster(rt, tools(rt));
     await untilWritable(rt);
+  }
+
+  /** Whether a change waiting for a restart lowers a value a standby must hold at least as high as its primary. */
+  async function lowersStandbyMinimum(leader: InstanceRuntime): Promise<boolean> {
+    // The value that applies at the next start is the last one the files give (the highest seqno).
+    const lowered = `
+      select count(*)::int as n from pg_settings s
+        join lateral (select f.setting from pg_file_settings f where f.name = s.name order by f.seqno desc limit 1) f on true
+       where s.name in ('max_connections', 'max_prepared_transactions', 'max_locks_per_transaction', 'max_wal_senders', 'max_worker_processes')
+         and s.pending_restart and f.setting ~ '^[0-9]+$' and f.setting::bigint < s.setting::bigint`;
+    return withPgClient(pgSuperuserTarget(leader), 'postgres', async (c) => (await c.query<{ n: number }>(lowered)).rows[0].n > 0, 5_000);
+  }
+
+  /** Until each of `replicas` has replayed the leader's WAL up to where it is now (30 s at most each). */
+  async function untilReplayed(rt: InstanceRuntime, leader: ClusterMember, replicas: ClusterMember[]) {
+    const query = (m: ClusterMember, sql: string, values: string[] = []) =>
+      withPgClient(pgSuperuserTarget(memberRuntime(rt, m)), 'postgres', async (c) => (await c.query<{ v: string | boolean | null }>(sql, values)).rows[0].v, 5_000);
+    const lsn = String(await query(leader, 'select pg_current_wal_lsn()::text as v'));
+    for (const m of replicas) {
+      for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(200)) {
+        if ((await query(m, 'select pg_last_wal_replay_lsn() >= $1::pg_lsn as v', [lsn]).catch(() => false)) === true) break;
+      }
+    }
   }
 
   /** Until Patroni lists the member as running again (a restart answers before postgres is up). */
@@ -752,7 +810,7 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
 
     clone: async (source, target) => single.clone(source.cluster ? await leaderOrFirst(source) : source, target),
 
-    members: (rt) => (rt.cluster ? describeMembers(rt) : single.members(rt)),
+    members: (rt) => (rt.cluster ? clusterMembersWithLag(rt) : single.members(rt)),
     stoppedMembers: (rt) => (rt.cluster ? stoppedClusterMembers(rt) : single.stoppedMembers(rt)),
 
     async remove(rt) {

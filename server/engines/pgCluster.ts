@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import type { InstanceMember } from '../../contracts/instances';
 import type { ClusterPresetName } from '../../contracts/clusters';
@@ -77,6 +78,9 @@ const files = (rt: InstanceRuntime) => ({
   haproxyConf: path.join(rt.dir, 'haproxy.cfg'),
   haproxyPid: path.join(rt.dir, 'haproxy.pid'),
   haproxyLog: path.join(rt.dir, 'haproxy.log'),
+  /** HAProxy's runtime socket (the server's alone) and the servers' states it hands a reload. */
+  haproxySocket: path.join(rt.dir, 'haproxy.sock'),
+  haproxyState: path.join(rt.dir, 'haproxy.state'),
 });
 
 /** The longest path a Unix socket may have (sun_path's 108 bytes, with its terminating zero). */
@@ -217,11 +221,16 @@ function patroniConfig(rt: InstanceRuntime, m: ClusterMember, { pgBinDir, superu
 function haproxyConfig(rt: InstanceRuntime): string {
   const spec = specOf(rt);
   const timing = clusterPresets[spec.preset];
+  const f = files(rt);
+  // Its runtime socket, when its path fits one: a reload then starts from the members' states.
+  const keepsState = f.haproxySocket.length <= socketPathMax;
   const servers = clusterMembers(rt).map((m) => `    server ${m.name} 127.0.0.1:${m.port} check port ${m.restPort}`);
+  // The read-write address sends every session to the first member up: after a reload, the members
+  // already known keep their state (the leader up, the others down), and one just added comes last.
   const listen = (name: string, port: number, check: string) => [
     `listen ${name}`,
     `    bind 127.0.0.1:${port}`,
-    ...(name === 'read_only' ? ['    balance roundrobin'] : []),
+    `    balance ${name === 'read_only' ? 'roundrobin' : 'first'}`,
     `    option httpchk GET ${check}`,
     '    http-check expect status 200',
     `    default-server inter ${timing.checkIntervalMs}ms fall ${timing.checkFall} rise 1 on-marked-down shutdown-sessions`,
@@ -231,8 +240,10 @@ function haproxyConfig(rt: InstanceRuntime): string {
     '# Managed by Warden.',
     'global',
     '    maxconn 2000',
+    ...(keepsState ? [`    stats socket ${f.haproxySocket} mode 600 level admin`, `    server-state-file ${f.haproxyState}`] : []),
     'defaults',
     '    mode tcp',
+    ...(keepsState ? ['    load-server-state-from-file global'] : []),
     '    timeout connect 2s',
     '    timeout client 30m',
     '    timeout server 30m',
@@ -295,13 +306,28 @@ interface PatroniMember {
   pending_restart?: boolean;
 }
 
-/** The cluster as the first member whose Patroni answers sees it: its members, and whether failover is paused. */
-async function readClusterState(rt: InstanceRuntime): Promise<{ members: PatroniMember[]; paused: boolean } | null> {
+/** A switchover Patroni holds for later: when, and from and to which member (by Patroni's names). */
+export interface ScheduledSwitchover {
+  at: string;
+  from: string | null;
+  to: string | null;
+}
+
+interface ClusterState {
+  members: PatroniMember[];
+  paused: boolean;
+  scheduled: ScheduledSwitchover | null;
+}
+
+/** The cluster as the first member whose Patroni answers sees it: its members, whether failover is paused, a switchover to come. */
+async function readClusterState(rt: InstanceRuntime): Promise<ClusterState | null> {
   for (const m of clusterMembers(rt)) {
     if (patroniPid(m) === null) continue;
     try {
-      const { status, body } = await patroniApi<{ members?: PatroniMember[]; pause?: boolean }>(rt, m, 'GET', '/cluster');
-      if (status === 200 && body.members) return { members: body.members, paused: body.pause === true };
+      const { status, body } = await patroniApi<{ members?: PatroniMember[]; pause?: boolean; scheduled_switchover?: { at?: string; from?: string; to?: string } }>(rt, m, 'GET', '/cluster');
+      const planned = body.scheduled_switchover;
+      const scheduled = planned?.at ? { at: new Date(planned.at).toISOString(), from: planned.from ?? null, to: planned.to ?? null } : null;
+      if (status === 200 && body.members) return { members: body.members, paused: body.pause === true, scheduled };
     } catch {
       // The next member may answer.
     }
@@ -312,11 +338,6 @@ async function readClusterState(rt: InstanceRuntime): Promise<{ members: Patroni
 /** The members as the first member whose Patroni answers sees them; null when none does. */
 export async function readCluster(rt: InstanceRuntime): Promise<PatroniMember[] | null> {
   return (await readClusterState(rt))?.members ?? null;
-}
-
-/** Whether automatic failover is paused (maintenance). */
-export async function failoverPaused(rt: InstanceRuntime): Promise<boolean> {
-  return (await readClusterState(rt))?.paused ?? false;
 }
 
 /** What Patroni answered, as one line for a message. */
@@ -335,6 +356,25 @@ export async function requestFailover(rt: InstanceRuntime, candidate: ClusterMem
   if (answer.status !== 200 && answer.status !== 202) throw new EngineError(`Patroni refused the failover: ${answerText(answer.body)}`);
   return answerText(answer.body);
 }
+
+/** The switchover Patroni holds for later, if any. */
+export async function scheduledSwitchover(rt: InstanceRuntime): Promise<ScheduledSwitchover | null> {
+  return (await readClusterState(rt))?.scheduled ?? null;
+}
+
+/** Drops the switchover Patroni holds for later. */
+export async function cancelScheduledSwitchover(rt: InstanceRuntime): Promise<void> {
+  const member = clusterMembers(rt).find((m) => patroniPid(m) !== null);
+  if (!member) throw new EngineError('No member of the cluster runs.');
+  const answer = await patroniApi(rt, member, 'DELETE', '/switchover');
+  if (answer.status !== 200) throw new EngineError(`Patroni did not cancel the switchover: ${answerText(answer.body)}`);
+}
+
+/** "member 2" for a member's Patroni name. */
+const ordinalName = (rt: InstanceRuntime, name: string | null) => {
+  const m = name === null ? undefined : clusterMembers(rt).find((c) => c.name === name);
+  return m ? `member ${m.ordinal}` : 'the healthiest replica';
+};
 
 /** Pauses or resumes automatic failover for every member (Patroni's maintenance mode). */
 export async function setFailoverPaused(rt: InstanceRuntime, paused: boolean): Promise<void> {
@@ -389,6 +429,8 @@ export async function describeMembers(rt: InstanceRuntime): Promise<InstanceMemb
       host: '127.0.0.1',
       port: m.port,
       lagBytes: seen && typeof seen.lag === 'number' ? seen.lag : seen && roleOf(seen.role) === 'leader' ? 0 : null,
+      lagSeconds: null,
+      pendingRestart: seen?.pending_restart === true,
       timeline: seen?.timeline ?? null,
       raftIndex: null,
       dbSizeBytes: null,
@@ -470,13 +512,30 @@ async function runProxy(rt: InstanceRuntime) {
   if (changed) writeInstanceFile(f.haproxyConf, config, { within: rt.dir, owner: instanceUser(rt) });
   const running = haproxyPid(rt);
   if (running !== null) {
-    if (changed) process.kill(running, 'SIGUSR2');
+    if (!changed) return;
+    // Each member's state as the running proxy has it, for the new worker to start from.
+    const state = await proxyCommand(f.haproxySocket, 'show servers state').catch(() => null);
+    if (state !== null) writeInstanceFile(f.haproxyState, state, { within: rt.dir, owner: instanceUser(rt) });
+    process.kill(running, 'SIGUSR2');
     return;
   }
   if (!fs.existsSync(f.haproxyLog)) writeInstanceFile(f.haproxyLog, '', { within: rt.dir, owner: instanceUser(rt) });
   const pid = await spawnDetached(instanceUser(rt), haproxyBin, ['-W', '-f', f.haproxyConf, '-db'], f.haproxyLog);
   await untilExecuted(pid, haproxyBin);
   writeInstanceFile(f.haproxyPid, `${pid}\n`, { within: rt.dir });
+}
+
+/** One command on HAProxy's runtime socket; answers what it wrote back. */
+function proxyCommand(socket: string, command: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    // HAProxy answers one command and closes the connection.
+    const client = net.createConnection(socket, () => client.write(`${command}\n`));
+    client.setTimeout(2_000, () => client.destroy(new Error('HAProxy did not answer on its socket')));
+    client.on('data', (chunk: Buffer) => chunks.push(chunk));
+    client.on('error', reject);
+    client.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  });
 }
 
 function readText(file: string): string | null {
@@ -630,7 +689,12 @@ export async function probeCluster(rt: InstanceRuntime): Promise<EngineHealth> {
   );
   const lagging = members.filter((m) => m.role !== 'leader' && m.state === 'running' && (m.lagBytes ?? 0) > 16 * 1024 * 1024);
   if (lagging.length > 0) checks.push({ name: 'replication', level: 'warn', message: `lagging: member ${lagging.map((m) => m.ordinal).join(', ')}` });
-  if (await failoverPaused(rt)) checks.push({ name: 'failover', level: 'warn', message: 'automatic failover is paused (maintenance)' });
+  const state = await readClusterState(rt);
+  if (state?.paused) checks.push({ name: 'failover', level: 'warn', message: 'automatic failover is paused (maintenance)' });
+  if (state?.scheduled) {
+    const { at, from, to } = state.scheduled;
+    checks.push({ name: 'switchover', level: 'good', message: `scheduled for ${at}: ${ordinalName(rt, from)} hands the lead to ${ordinalName(rt, to)}` });
+  }
   if (haproxyPid(rt) === null) checks.push({ name: 'addresses', level: 'error', message: 'the read-write and read-only addresses are down (HAProxy is not running)' });
   const level = checks.some((c) => c.level === 'error') ? 'error' : checks.some((c) => c.level === 'warn') ? 'warn' : 'good';
   return { running: leader !== undefined, level, checks };

@@ -4,12 +4,14 @@ import path from 'node:path';
 import type { InstanceRuntime } from '../engines/engine';
 import type { PgEngine } from '../engines/pg';
 import {
+  cancelScheduledSwitchover,
   clusterMembers,
   memberAction,
   refreshAddresses,
   requestFailover,
   requestSwitchover,
   retireMember,
+  scheduledSwitchover,
   setFailoverPaused,
   type ClusterMember,
 } from '../engines/pgCluster';
@@ -34,7 +36,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function runningCluster(ctx: InstanceContext, id: string): Promise<{ row: InstanceRow; rt: InstanceRuntime; members: InstanceMember[] }> {
   const row = await ctx.requireRow(id);
   const rt = ctx.runtime(row);
-  if (!rt.cluster) throw new HttpProblem(409, `${row.name} is a single server, not a cluster: it has no members to switch between.`);
+  if (!rt.cluster) throw new HttpProblem(409, `${row.name} is a single server, not a cluster.`);
   if (row.status !== 'running') throw new HttpProblem(409, `${row.name} is ${row.status}: start it first.`);
   return { row, rt, members: await ctx.engine(row.type).members(rt) };
 }
@@ -101,7 +103,11 @@ export async function switchover(ctx: InstanceContext, id: string, input: Switch
     const to = memberOf(currentRt, chosen.ordinal);
     await step(ctx, id, `Switchover asked: member ${from.ordinal} → member ${to.ordinal}${at ? ` at ${at}` : ''}.`);
     const said = await requestSwitchover(currentRt, from, to, at);
-    if (at) return `scheduled for ${at}: ${said}`;
+    if (at) {
+      // Its health names the switchover to come from now on, pushed to open pages.
+      await probeInto(ctx, current, currentRt, engine);
+      return `scheduled for ${at}: ${said}`;
+    }
     const started = Date.now();
     await untilMembers(ctx, current, currentRt, (now) => now.some((m) => m.ordinal === to.ordinal && m.role === 'leader' && m.state === 'running'), 60_000);
     await step(ctx, id, `Member ${to.ordinal} leads; member ${from.ordinal} rejoins as a replica.`);
@@ -174,6 +180,17 @@ export async function etcdUpkeep(ctx: InstanceContext, id: string, what: 'compac
     const said = what === 'compact' ? await compact(rt) : await defragment(rt);
     await probeInto(ctx, current, rt, engine);
     return said;
+  });
+}
+
+/** Drops the switchover Patroni holds for a time to come; 409 when none is scheduled. */
+export async function cancelSwitchover(ctx: InstanceContext, id: string): Promise<Instance> {
+  const { rt } = await runningCluster(ctx, id);
+  if ((await scheduledSwitchover(rt)) === null) throw new HttpProblem(409, 'No switchover is scheduled.');
+  return operate(ctx, id, 'switchover', {}, async (current, currentRt, engine) => {
+    await cancelScheduledSwitchover(currentRt);
+    await probeInto(ctx, current, currentRt, engine);
+    return 'the scheduled switchover was cancelled';
   });
 }
 

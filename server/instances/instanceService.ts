@@ -1,4 +1,4 @@
-import { actOnMember, addMember, etcdUpkeep, removeClusterMember, failover, setPaused, switchover, type SwitchoverInput } from './clusterOperations';
+import { actOnMember, addMember, cancelSwitchover, etcdUpkeep, removeClusterMember, failover, setPaused, switchover, type SwitchoverInput } from './clusterOperations';
 import type { ConfigChange, Instance, InstanceConfig, InstanceMember, InstanceStatus, OperationCompletedPayload, UpdateConfigResponse } from '../../contracts/instances';
 import type { InstanceType } from '../../contracts/instanceValues';
 import { inUnit } from '../../contracts/parameterUnits';
@@ -93,6 +93,10 @@ export class InstanceService extends InstanceContext {
 
   etcdUpkeep(id: string, what: 'compact' | 'defragment'): Promise<Instance> {
     return etcdUpkeep(this, id, what);
+  }
+
+  cancelSwitchover(id: string): Promise<Instance> {
+    return cancelSwitchover(this, id);
   }
 
   addMember(id: string): Promise<Instance> {

@@ -38,6 +38,16 @@ export const instanceClusterRoutes: InstanceRoutes = async (app, { ctx, authz, s
     },
   );
 
+  app.delete(
+    '/:id/cluster/switchover',
+    { config: { access: 'user' }, schema: { tags, summary: 'Cancel the switchover scheduled for a time to come (409 when none is)', params: IdParams, response: accepted } },
+    async (request, reply) => {
+      const instance = await visible(request, request.params.id);
+      const result = await audited(ctx, request, { action: 'instances.cluster.switchover.cancel', target: instance.id, detail: { name: instance.name } }, () => service.cancelSwitchover(instance.id));
+      return reply.code(202).send(result);
+    },
+  );
+
   app.post(
     '/:id/cluster/failover',
     { config: { access: 'user' }, schema: { tags, summary: 'Make a member the leader whatever the others say (admins; may lose commits the old leader had not sent)', params: IdParams, body: FailoverRequest, response: accepted } },

@@ -120,8 +120,9 @@ const expectations: Record<string, Rule> = {
   'GET /instances/{id}/connection': groupScoped(200),
   'GET /instances/{id}/members': groupScoped(200),
   // A PostgreSQL cluster's operations: the fixture is a single server, so past the access rule they
-  // answer 409 (it has no members to switch between), and its history is empty.
+  // answer 409 (it is a single server, not a cluster), and its history is empty.
   'POST /instances/{id}/cluster/switchover': groupScoped(409),
+  'DELETE /instances/{id}/cluster/switchover': groupScoped(409),
   'POST /instances/{id}/cluster/pause': groupScoped(409),
   'POST /instances/{id}/cluster/resume': groupScoped(409),
   'POST /instances/{id}/members/{ordinal}/restart': groupScoped(409),

@@ -1,4 +1,4 @@
-import { Badge, Button, HStack } from '@chakra-ui/react';
+import { Badge, Button, HStack, Text } from '@chakra-ui/react';
 import { formatBytes } from '../../../contracts/backupValues';
 import type { Instance, InstanceMember } from '../../../contracts/instances';
 import { hasRole } from '../../../contracts/roles';
@@ -6,7 +6,15 @@ import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { DataTable, type Column } from '../../components/DataTable';
 import { Section } from '../../components/Section';
 import { selectCurrentUser } from '../auth/selectors';
-import { memberAddRequested, memberRemoveRequested, failoverPauseRequested, failoverRequested, memberActionRequested, switchoverRequested } from './clusterSaga';
+import {
+  failoverPauseRequested,
+  failoverRequested,
+  memberActionRequested,
+  memberAddRequested,
+  memberRemoveRequested,
+  switchoverCancelRequested,
+  switchoverRequested,
+} from './clusterSaga';
 import { useMembersQuery } from './instancesApi';
 import { switchoverCandidates } from './SwitchoverModal';
 
@@ -35,11 +43,33 @@ const etcdColumns: Column<InstanceMember>[] = [
   { key: 'dbSize', header: 'Database size', numeric: true, cell: (m) => (m.dbSizeBytes === null ? '—' : `${(m.dbSizeBytes / 1024 / 1024).toFixed(1)} MiB`) },
 ];
 
-const pgColumns: Column<InstanceMember>[] = [
-  ...commonColumns,
-  { key: 'timeline', header: 'Timeline', numeric: true, cell: (m) => m.timeline ?? '—' },
+/** A replica's lag in bytes and, when PostgreSQL knows it, in seconds. */
+function lagText(m: InstanceMember): string {
   // The leader is what the others lag behind.
-  { key: 'lag', header: 'Lag', numeric: true, cell: (m) => (m.role === 'leader' ? '—' : formatBytes(m.lagBytes)) },
+  if (m.role === 'leader' || m.lagBytes === null) return '—';
+  return m.lagSeconds === null ? formatBytes(m.lagBytes) : `${formatBytes(m.lagBytes)} · ${m.lagSeconds < 10 ? m.lagSeconds.toFixed(1) : Math.round(m.lagSeconds)} s`;
+}
+
+const pgColumns: Column<InstanceMember>[] = [
+  ...commonColumns.map((column) =>
+    column.key === 'state'
+      ? {
+          ...column,
+          cell: (m: InstanceMember) => (
+            <HStack gap="1" wrap="wrap">
+              {column.cell(m)}
+              {m.pendingRestart && (
+                <Badge variant="subtle" colorPalette="orange">
+                  Restart pending
+                </Badge>
+              )}
+            </HStack>
+          ),
+        }
+      : column,
+  ),
+  { key: 'timeline', header: 'Timeline', numeric: true, cell: (m) => m.timeline ?? '—' },
+  { key: 'lag', header: 'Lag', numeric: true, cell: lagText },
 ];
 
 type ClusterInstance = Pick<Instance, 'id' | 'name' | 'members' | 'type' | 'health' | 'status' | 'operation'>;
@@ -84,13 +114,24 @@ const canFailOver = (instance: ClusterInstance) => instance.operation === null &
 
 /** Pausing automatic failover (maintenance) shows as a health check of its own while it lasts. */
 const failoverPaused = (instance: ClusterInstance) => instance.health.checks.some((check) => check.name === 'failover');
+/** So does a switchover scheduled for later: its check says when, and between which members. */
+const scheduledSwitchover = (instance: ClusterInstance) => instance.health.checks.find((check) => check.name === 'switchover')?.message ?? null;
 
 function ClusterActions({ instance, members }: { instance: ClusterInstance; members: InstanceMember[] | undefined }) {
   const dispatch = useAppDispatch();
   const paused = failoverPaused(instance);
   const hasCandidate = switchoverCandidates(members ?? []).length > 0;
+  const scheduled = scheduledSwitchover(instance);
   return (
     <HStack gap="2" wrap="wrap" role="group" aria-label="Cluster operations">
+      {scheduled && (
+        <>
+          <Text fontSize="sm">Switchover {scheduled}</Text>
+          <Button size="sm" variant="outline" disabled={!idle(instance)} onClick={() => dispatch(switchoverCancelRequested({ instance }))}>
+            Cancel switchover
+          </Button>
+        </>
+      )}
       <Button
         size="sm"
         variant="outline"

@@ -18,6 +18,7 @@ export const failoverRequested = createAction<{ instance: ClusterRef; ordinal: n
 export const failoverPauseRequested = createAction<{ instance: ClusterRef; paused: boolean }>('cluster/failoverPauseRequested');
 export const memberActionRequested = createAction<{ instance: ClusterRef; ordinal: number; action: MemberAction }>('cluster/memberActionRequested');
 
+export const switchoverCancelRequested = createAction<{ instance: ClusterRef }>('cluster/switchoverCancelRequested');
 export const memberAddRequested = createAction<{ instance: ClusterRef }>('cluster/memberAddRequested');
 export const memberRemoveRequested = createAction<{ instance: ClusterRef; ordinal: number }>('cluster/memberRemoveRequested');
 
@@ -25,6 +26,7 @@ export function* clusterSaga(): SagaIterator {
   // Leading: a second click while the question is open changes nothing.
   yield takeLeading(switchoverRequested.type, switchover);
   yield takeLeading(failoverRequested.type, failover);
+  yield takeLeading(switchoverCancelRequested.type, cancelSwitchover);
   yield takeLeading(failoverPauseRequested.type, setFailoverPaused);
   yield takeLeading(memberActionRequested.type, actOnMember);
   yield takeLeading(memberAddRequested.type, addMember);
@@ -89,6 +91,11 @@ export function* actOnMember({ payload: { instance, ordinal, action } }: ReturnT
     if (confirmed !== true) return;
   }
   yield call(callMutation, instancesApi.endpoints.memberAction.initiate({ id: instance.id, ordinal, action }, { track: false }));
+}
+
+/** A scheduled switchover is dropped at once: nothing changes that a second click could regret. */
+export function* cancelSwitchover({ payload: { instance } }: ReturnType<typeof switchoverCancelRequested>): SagaIterator {
+  yield call(callMutation, instancesApi.endpoints.cancelSwitchover.initiate({ id: instance.id }, { track: false }));
 }
 
 export function* addMember({ payload: { instance } }: ReturnType<typeof memberAddRequested>): SagaIterator {

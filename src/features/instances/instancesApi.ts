@@ -130,6 +130,12 @@ export const instancesApi = baseApi.injectEndpoints({
       onQueryStarted: adoptStartedOperation,
     }),
 
+    /** Cancels the switchover scheduled for a time to come. */
+    cancelSwitchover: build.mutation<Instance, { id: string }>({
+      query: ({ id }) => ({ url: path(id, '/cluster/switchover'), method: 'DELETE' }),
+      onQueryStarted: adoptStartedOperation,
+    }),
+
     /** Makes a member lead whatever the others say (admins): what the old leader had not sent is lost. */
     failover: build.mutation<Instance, FailoverRequest & { id: string }>({
       query: ({ id, ...body }) => ({ url: path(id, '/cluster/failover'), method: 'POST', body }),

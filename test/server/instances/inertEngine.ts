@@ -35,7 +35,7 @@ export function inertEngine(type: 'pg' | 'etcd'): Engine {
     logDir: (rt) => `${rt.dir}/logs`,
     remove: async () => undefined,
     members: async (rt) => [
-      { ordinal: 1, name: 'member 1', role: 'leader', state: running.has(rt.id) ? 'running' : 'stopped', host: '127.0.0.1', port: rt.port, lagBytes: null, timeline: null, raftIndex: null, dbSizeBytes: null },
+      { ordinal: 1, name: 'member 1', role: 'leader', state: running.has(rt.id) ? 'running' : 'stopped', host: '127.0.0.1', port: rt.port, lagBytes: null, lagSeconds: null, pendingRestart: false, timeline: null, raftIndex: null, dbSizeBytes: null },
     ],
     stoppedMembers: () => [],
     backupDatabase: async (_rt, dir) => {

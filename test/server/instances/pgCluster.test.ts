@@ -193,6 +193,27 @@ describe('a PostgreSQL cluster of three members on Patroni', () => {
     expect((await world.call('POST', `/instances/${cluster.id}/cluster/switchover`, { candidate: 'two' })).statusCode).toBe(400);
   });
 
+  it('holds a switchover scheduled for later in its health until it is cancelled', async () => {
+    await world.service().idle();
+    const at = new Date(Date.now() + 10 * 60_000).toISOString();
+    const leader = leaderOf(await members())!;
+    expect((await world.call('POST', `/instances/${cluster.id}/cluster/switchover`, { scheduledAt: at })).statusCode).toBe(202);
+    await world.service().idle();
+    expect(world.events('OperationCompleted').filter((p) => p.instanceId === cluster.id).at(-1)).toMatchObject({ kind: 'switchover', ok: true, detail: expect.stringMatching(/^scheduled for /) });
+    await world.service().probeAll();
+    const scheduled = (await world.instance(cluster.id)).health.checks.find((c) => c.name === 'switchover');
+    expect(scheduled?.message).toMatch(new RegExp(`^scheduled for ${at.slice(0, 16)}.*: member ${leader.ordinal} hands the lead to member \\d$`));
+
+    expect((await world.call('DELETE', `/instances/${cluster.id}/cluster/switchover`)).statusCode).toBe(202);
+    await world.service().idle();
+    expect(world.events('OperationCompleted').filter((p) => p.instanceId === cluster.id).at(-1)).toMatchObject({ ok: true, detail: 'the scheduled switchover was cancelled' });
+    expect((await world.instance(cluster.id)).health.checks.find((c) => c.name === 'switchover')).toBeUndefined();
+    const again = await world.call('DELETE', `/instances/${cluster.id}/cluster/switchover`);
+    expect(again.statusCode).toBe(409);
+    expect(again.json().detail).toBe('No switchover is scheduled.');
+    expect(leaderOf(await members())!.ordinal).toBe(leader.ordinal);
+  });
+
   it('leaves a lost leader lost while automatic failover is paused, and fails over once it is resumed', async () => {
     await world.service().idle();
     const before = await until((l) => l.every((m) => m.state === 'running') && l.some((m) => m.role === 'sync_standby'));
@@ -246,6 +267,17 @@ describe('a PostgreSQL cluster of three members on Patroni', () => {
     expect(leaderOf(await members())?.ordinal).toBe(leader.ordinal);
   });
 
+  it('shows a restart-level change as pending on each member until the members restart, and each replica’s lag in seconds', async () => {
+    const saved = await world.call('PUT', `/instances/${cluster.id}/config`, { parameters: { max_connections: '110' }, apply: 'reload' });
+    expect(saved.json()).toMatchObject({ restart: ['max_connections'], applied: 'reloaded' });
+    await world.service().idle();
+    const pending = await until((l) => l.every((m) => m.pendingRestart), 30_000);
+    for (const m of pending) expect(m.lagSeconds === null ? m.role === 'leader' : m.lagSeconds >= 0).toBe(true);
+    expect((await world.call('POST', `/instances/${cluster.id}/restart`, {})).statusCode).toBe(202);
+    await world.service().idle();
+    await until((l) => l.every((m) => m.state === 'running' && !m.pendingRestart), 30_000);
+  });
+
   it('grows by a replica that copies the leader and joins the addresses without cutting their sessions, and shrinks by it again', async () => {
     await world.service().idle();
     await until((l) => l.every((m) => m.state === 'running'));
@@ -259,6 +291,8 @@ describe('a PostgreSQL cluster of three members on Patroni', () => {
       await world.service().idle();
       expect(world.events('OperationCompleted').filter((p) => p.instanceId === cluster.id).at(-1)).toMatchObject({ kind: 'addMember', ok: true, detail: 'member 4 joined as a replica: 4 members' });
       expect((await world.instance(cluster.id)).members).toBe(4);
+      // A session opened just after HAProxy's reload reaches the leader: the members keep their states across it.
+      await asOwner(connection.readWrite!, "insert into notes(body) values ('just after the reload')");
       const listed = await until((l) => l.length === 4 && l.every((m) => m.state === 'running'));
       expect(listed[3]).toMatchObject({ ordinal: 4, role: expect.stringMatching(/^(replica|sync_standby)$/), timeline: leaderOf(listed)!.timeline });
       expect(fs.readFileSync(`${dir()}/haproxy.cfg`, 'utf8')).toContain(`server ${cluster.id}-4 127.0.0.1:${listed[3].port} check port`);
@@ -282,6 +316,7 @@ describe('a PostgreSQL cluster of three members on Patroni', () => {
       await world.service().idle();
       expect(world.events('OperationCompleted').filter((p) => p.instanceId === cluster.id).at(-1)).toMatchObject({ kind: 'removeMember', ok: true });
       expect((await world.instance(cluster.id)).members).toBe(3);
+      await asOwner(connection.readWrite!, "insert into notes(body) values ('just after the second reload')");
       expect((await members()).map((m) => m.ordinal)).toEqual([1, 2, 3]);
       expect(fs.existsSync(`${dir()}/members/4`)).toBe(false);
       expect(fs.readFileSync(`${dir()}/haproxy.cfg`, 'utf8')).not.toContain(`${cluster.id}-4`);
@@ -306,9 +341,12 @@ describe('a PostgreSQL cluster of three members on Patroni', () => {
   });
 
   it('refuses a cluster without an etcd of its group, or on one that is not etcd, with a 400 that says why', async () => {
-    const single = await world.created({ name: 'plain-pg', type: 'pg' });
+    const single = await world.created({ name: 'solo-dcs', type: 'pg' });
+    // Without a store chosen, Warden would make one named after the cluster: a name taken is said first.
+    const taken = await world.call('POST', '/instances', { name: 'solo', type: 'pg', members: 2 });
+    expect([taken.statusCode, taken.json().errors?.dcsInstanceId?.[0]]).toEqual([400, expect.stringMatching(/^Warden would make an etcd instance named solo-dcs .*Choose an etcd instance of the group instead\.$/)]);
+    expect((await world.call('GET', '/instances?search=solo')).json().items.map((i: Instance) => i.name)).toEqual(['solo-dcs']);
     for (const [body, field, why] of [
-      [{ members: 3 }, 'dcsInstanceId', /choose one/],
       [{ members: 2, dcsInstanceId: single.id }, 'dcsInstanceId', /must be an etcd instance/],
       [{ members: 2, dcsInstanceId: 'no-such-instance' }, 'dcsInstanceId', /No etcd instance of this group/],
       [{ members: 1, synchronous: true }, 'synchronous', /Only a PostgreSQL cluster/],

@@ -4,6 +4,7 @@ import { Client } from 'pg';
 import type { Backup } from '../../../contracts/backups';
 import type { ConnectionInfo, Instance, InstanceMember } from '../../../contracts/instances';
 import type { RecoveryWindow } from '../../../contracts/pitr';
+import type { MetricsAppendedPayload } from '../../../contracts/statistics';
 import { instanceWorld, type InstanceWorld } from '../instances/world';
 
 // WAL archiving and point-in-time recovery of a PostgreSQL cluster, with the real Patroni, HAProxy,
@@ -66,13 +67,15 @@ const allRunning = (listed: InstanceMember[]) => listed.every((m) => m.state ===
 
 beforeAll(async () => {
   world = await instanceWorld({ pitr: true });
-  const dcs = await world.created({ name: 'consensus', type: 'etcd' });
-  expect(dcs.status).toBe('running');
-  const res = await world.call('POST', '/instances', { name: 'ledger-ha', type: 'pg', members: 2, dcsInstanceId: dcs.id });
+  // No consensus store chosen: Warden makes a 3-member etcd for the cluster, in its group.
+  const res = await world.call('POST', '/instances', { name: 'ledger-ha', type: 'pg', members: 2 });
   expect(res.statusCode).toBe(202);
   await world.service().idle();
   cluster = await world.instance(res.json().id);
   expect(cluster.status).toBe('running');
+  const [store] = (await world.call('GET', '/instances?search=ledger-ha-dcs')).json().items as Instance[];
+  expect(store).toMatchObject({ name: 'ledger-ha-dcs', type: 'etcd', members: 3, status: 'running', groupId: cluster.groupId });
+  expect(store.description).toBe('The consensus store of the PostgreSQL cluster ledger-ha, made with it.');
   connection = (await world.call('GET', `/instances/${cluster.id}/connection`)).json();
   await until(allRunning);
   await onCluster('create table entries (id serial primary key, note text not null, at timestamptz not null default clock_timestamp())');
@@ -107,7 +110,8 @@ describe('a PostgreSQL cluster with WAL archiving', () => {
     await onCluster("insert into entries(note) select 'before ' || g from generate_series(1, 50) g");
     const before = await members();
     const leader = before.find((m) => m.role === 'leader')!;
-    expect((await world.call('POST', `/instances/${cluster.id}/cluster/switchover`, {})).statusCode).toBe(202);
+    const switched = await world.call('POST', `/instances/${cluster.id}/cluster/switchover`, {});
+    expect([switched.statusCode, switched.statusCode === 202 ? '' : switched.body]).toEqual([202, '']);
     await world.service().idle();
     const after = await until((l) => allRunning(l) && l.find((m) => m.role === 'leader')!.ordinal !== leader.ordinal);
     expect(after.find((m) => m.role === 'leader')!.timeline).toBe(2);
@@ -144,7 +148,7 @@ describe('a PostgreSQL cluster with WAL archiving', () => {
     expect(res.statusCode).toBe(202);
     await world.service().idle();
     const copy = await world.instance(res.json().id);
-    expect(copy).toMatchObject({ status: 'running', members: 1 });
+    expect([copy.status, copy.statusReason, copy.members]).toEqual(['running', null, 1]);
     const socket = path.join(dir(copy.id), 'run');
     const rows = await sql<{ n: string }>(copy.id, `${socket}:${copy.port}`, 'select count(*) as n from entries');
     expect(rows[0].n).toBe('100');
@@ -168,6 +172,14 @@ describe('a PostgreSQL cluster with WAL archiving', () => {
       }
       expect(timeout).toBe('15s');
     }
+  });
+
+  it('samples its member count and its replicas’ lag, in bytes and in time', async () => {
+    await world.app().metrics.sampleOnce();
+    await world.app().metrics.sampleOnce();
+    const sampled = (world.events('MetricsAppended') as MetricsAppendedPayload[]).filter((p) => p.instanceId === cluster.id).at(-1)!.values;
+    expect(sampled).toMatchObject({ members_streaming: 2, replication_lag_bytes: expect.any(Number), replication_lag_seconds: expect.any(Number) });
+    expect(sampled.replication_lag_seconds).toBeGreaterThanOrEqual(0);
   });
 
   it('sets a named restore point on the leader', async () => {

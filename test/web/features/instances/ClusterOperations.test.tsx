@@ -26,6 +26,8 @@ const pgMember = (ordinal: number, overrides: Partial<InstanceMember> = {}): Ins
   host: '127.0.0.1',
   port: 15432 + 2 * ordinal,
   lagBytes: 0,
+  lagSeconds: 0,
+  pendingRestart: false,
   timeline: 2,
   raftIndex: null,
   dbSizeBytes: null,
@@ -104,14 +106,23 @@ const memberRows = () =>
 
 describe('the members of a PostgreSQL cluster', () => {
   it('shows each member’s timeline and lag behind the leader instead of raft index and database size', async () => {
-    openLedger({ members: [pgMember(1, { role: 'leader', lagBytes: null }), pgMember(2, { role: 'sync_standby', lagBytes: 0 }), pgMember(3, { lagBytes: 5_000_000, timeline: null })] });
+    openLedger({
+      members: [
+        pgMember(1, { role: 'leader', lagBytes: null, lagSeconds: null }),
+        pgMember(2, { role: 'sync_standby', lagBytes: 0, pendingRestart: true }),
+        pgMember(3, { lagBytes: 5_000_000, lagSeconds: 12.4, timeline: null }),
+      ],
+    });
     await screen.findByRole('heading', { level: 1, name: 'ledger' }, firstRender);
     const rows = await memberRows();
     const table = within(screen.getByRole('table', { name: 'Members' }));
     expect(table.getAllByRole('columnheader').map((header) => header.textContent)).toEqual(['Member', 'Role', 'State', 'Address', 'Timeline', 'Lag', 'Actions']);
     expect(within(rows[0]).getAllByRole('cell').slice(4, 6).map((cell) => cell.textContent)).toEqual(['2', '—']);
-    expect(within(rows[1]).getAllByRole('cell').slice(4, 6).map((cell) => cell.textContent)).toEqual(['2', '0 B']);
-    expect(within(rows[2]).getAllByRole('cell').slice(4, 6).map((cell) => cell.textContent)).toEqual(['—', '5.0 MB']);
+    expect(within(rows[1]).getAllByRole('cell').slice(4, 6).map((cell) => cell.textContent)).toEqual(['2', '0 B · 0.0 s']);
+    expect(within(rows[2]).getAllByRole('cell').slice(4, 6).map((cell) => cell.textContent)).toEqual(['—', '5.0 MB · 12 s']);
+    // A parameter change waiting for its restart shows on the member that holds it.
+    expect(within(rows[1]).getByText('Restart pending')).toBeInTheDocument();
+    expect(within(rows[0]).queryByText('Restart pending')).not.toBeInTheDocument();
     expect(within(rows[1]).getByText('Sync standby')).toBeInTheDocument();
     expect(
       members().getByText("3 members: the cluster's writes go to the leader through the read-write address; a replica takes over when the leader is lost."),
@@ -191,6 +202,25 @@ describe('the members of a PostgreSQL cluster', () => {
     await user.click(question.getByRole('button', { name: 'Remove member 3' }));
     await waitFor(() => expect(changes).toEqual(['remove 3']));
     await waitFor(() => expect(members().getByRole('button', { name: 'Add member' })).toBeDisabled());
+  });
+
+  it('shows a switchover scheduled for later, and cancels it on request', async () => {
+    const cancelled: string[] = [];
+    server.use(
+      http.delete('/instances/:id/cluster/switchover', ({ params }) => {
+        cancelled.push(String(params.id));
+        return HttpResponse.json({ ...ledger, operation: { kind: 'switchover', startedAt: '2025-02-03T05:00:00.000Z' }, version: ledger.version + 1 }, { status: 202 });
+      }),
+    );
+    const scheduledCheck: HealthCheck = { name: 'switchover', level: 'good', message: 'scheduled for 2025-02-03T06:00:00.000Z: member 1 hands the lead to member 2' };
+    const { user } = openLedger({ instance: { ...ledger, health: { level: 'good', checks: [...goodChecks, scheduledCheck] } } });
+    await screen.findByRole('heading', { level: 1, name: 'ledger' }, firstRender);
+    await memberRows();
+    const operations = within(members().getByRole('group', { name: 'Cluster operations' }));
+    expect(operations.getByText('Switchover scheduled for 2025-02-03T06:00:00.000Z: member 1 hands the lead to member 2')).toBeInTheDocument();
+    await user.click(operations.getByRole('button', { name: 'Cancel switchover' }));
+    await waitFor(() => expect(cancelled).toEqual(['i-1']));
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
   });
 
   it('offers no removal when the last member leads, or when two members are left', async () => {

@@ -21,6 +21,8 @@ const member = (ordinal: number, overrides: Partial<InstanceMember> = {}): Insta
   host: '127.0.0.1',
   port: 15478 + 2 * ordinal,
   lagBytes: null,
+  lagSeconds: null,
+  pendingRestart: false,
   timeline: null,
   raftIndex: 120,
   dbSizeBytes: 20_480,
