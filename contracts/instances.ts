@@ -235,6 +235,11 @@ export const CloneRequest = Type.Object(
     name: Type.String({ maxLength: 100 }),
     backupId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     description: Type.Optional(Type.String({ maxLength: 1000 })),
+    /** A clone of a running PostgreSQL instance may be a cluster of 2 to 5 members, as POST /instances makes. */
+    members: Type.Optional(Type.Integer({ minimum: 1, maximum: 5 })),
+    dcsInstanceId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    synchronous: Type.Optional(Type.Boolean()),
+    failoverPreset: Type.Optional(literals(clusterPresetNames)),
   },
   { additionalProperties: false },
 );

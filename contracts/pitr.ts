@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { clusterPresetNames } from './clusters';
 
 // Point-in-time recovery of pg instances (DESIGN §12): WAL archived continuously by pgBackRest into
 // a repository of the instance's own, physical backups, the window a restore can reach, and restores
@@ -139,6 +140,12 @@ export const RestoreToPointRequest = Type.Object(
     backupId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     /** Answer the plan without restoring. */
     dryRun: Type.Optional(Type.Boolean()),
+    /** 2 to 5 makes the new instance a PostgreSQL cluster on Patroni, as POST /instances does; 1 (a single server) when absent. */
+    members: Type.Optional(Type.Integer({ minimum: 1, maximum: 5 })),
+    /** A cluster's consensus store (an etcd instance of the new instance's group); one is made with it when absent. */
+    dcsInstanceId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    synchronous: Type.Optional(Type.Boolean()),
+    failoverPreset: Type.Optional(Type.Enum([...clusterPresetNames])),
   },
   { additionalProperties: false },
 );

@@ -180,16 +180,20 @@ export function registerInstances(program: Command): void {
       .description('A new instance from a consistent copy of this one, or from one of its database backups')
       .requiredOption('--name <name>', 'the new instance')
       .option('--backup <backupId>', 'restore this database backup instead of copying the live data')
-      .option('--description <text>', 'what it is for'),
+      .option('--description <text>', 'what it is for')
+      .option('--members <n>', 'a PostgreSQL copy as a cluster of 2–5 members on Patroni (how a single server becomes one)', positiveInteger)
+      .option('--dcs <instance>', "a cluster's consensus store (an etcd instance of its group); the source's, or a new 3-member one, by default"),
   )
-    .addHelpText('after', '\nExample:\n  $ warden instances clone shop --name shop-copy')
-    .action(async (ref: string, options: { name: string; backup?: string; description?: string } & WaitOptions, command: Command) => {
+    .addHelpText('after', '\nExamples:\n  $ warden instances clone shop --name shop-copy\n  $ warden instances clone shop --name shop-ha --members 3')
+    .action(async (ref: string, options: { name: string; backup?: string; description?: string; members?: number; dcs?: string } & WaitOptions, command: Command) => {
       const ctx = contextOf(command);
       const source = await resolveInstance(ctx.api(), ref);
       const accepted = await ctx.api().post<Instance>(`/instances/${source.id}/clone`, {
         name: options.name,
         ...(options.backup && { backupId: options.backup }),
         ...(options.description !== undefined && { description: options.description }),
+        ...(options.members !== undefined && { members: options.members }),
+        ...(options.dcs !== undefined && { dcsInstanceId: (await resolveInstance(ctx.api(), options.dcs)).id }),
       });
       await finishOperation(ctx, accepted, 'running', `Cloning ${source.name} into ${accepted.name}`, options);
     });

@@ -135,6 +135,8 @@ interface RestoreOptions extends WaitOptions {
   group?: string;
   description?: string;
   dryRun?: boolean;
+  members?: number;
+  dcs?: string;
 }
 
 export function registerPitr(program: Command): void {
@@ -162,6 +164,8 @@ export function registerPitr(program: Command): void {
     .option('--backup <id>', 'start from this physical backup (its id in `warden pitr window`) instead of the one picked')
     .option('--group <group>', "the new instance's group (name, id or none); the source's by default")
     .option('--description <text>', 'what it is for')
+    .option('--members <n>', 'make it a PostgreSQL cluster of 2–5 members on Patroni (1, a single server, by default)', positiveInteger)
+    .option('--dcs <instance>', "a cluster's consensus store (an etcd instance of its group); the source's, or a new 3-member one, by default")
     .option('--dry-run', 'print the plan (backup set, timeline, WAL to replay, estimate) and restore nothing')
     .option('--no-wait', waitHelp.noWait)
     .option('--timeout <seconds>', waitHelp.timeout, positiveInteger, 600)
@@ -177,6 +181,8 @@ export function registerPitr(program: Command): void {
       if (options.backup !== undefined) body.backupId = options.backup;
       if (options.group !== undefined) body.groupId = await resolveGroupId(api, options.group);
       if (options.description !== undefined) body.description = options.description;
+      if (options.members !== undefined) body.members = options.members;
+      if (options.dcs !== undefined) body.dcsInstanceId = (await resolveInstance(api, options.dcs)).id;
       const path = `/instances/${source.id}/restore-point`;
       if (options.dryRun) {
         const plan = await api.post<RestorePlan>(path, { ...body, dryRun: true });

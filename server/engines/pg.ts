@@ -45,6 +45,7 @@ import {
   probeCluster,
   readCluster,
   reconfigureMembers,
+  clusterRolePasswords,
   startCluster,
   stopCluster,
   stoppedClusterMembers,
@@ -182,7 +183,9 @@ function mkdirFor(rt: InstanceRuntime, dir: string, mode: number) {
 function makeFolders(rt: InstanceRuntime) {
   const p = paths(rt);
   fs.mkdirSync(path.dirname(rt.dir), { recursive: true, mode: 0o711 });
-  for (const dir of [rt.dir, p.data, p.socket, p.logs]) mkdirFor(rt, dir, 0o700);
+  // A cluster member's folders (members/<n>) are the instance user's too: a copy into one runs as that user.
+  const memberFolders = rt.member ? [path.dirname(homeOf(rt)), homeOf(rt)] : [];
+  for (const dir of [rt.dir, ...memberFolders, p.data, p.socket, p.logs]) mkdirFor(rt, dir, 0o700);
 }
 
 /**
@@ -702,6 +705,34 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
     return withPgClient(pgSuperuserTarget(leader), 'postgres', async (c) => (await c.query<{ n: number }>(lowered)).rows[0].n > 0, 5_000);
   }
 
+  /**
+   * A data folder Patroni is to take over (a restore's): started once on its own, it gets this
+   * instance's superuser and owner passwords, and the roles Patroni replicates and rewinds as, with
+   * the cluster's passwords, as Patroni's own bootstrap would have made them.
+   */
+  async function prepareForPatroni(rt: InstanceRuntime, first: InstanceRuntime) {
+    await single.start(first);
+    try {
+      const { replicator, rewinder } = clusterRolePasswords(rt);
+      await withPgClient(pgSuperuserTarget(first), 'postgres', async (c) => {
+        for (const [role, password, rights] of [
+          ['replicator', replicator, 'login replication'],
+          ['rewinder', rewinder, 'login'],
+        ] as const) {
+          const exists = (await c.query('select 1 from pg_roles where rolname = $1', [role])).rowCount === 1;
+          const { rows } = await c.query<{ sql: string }>(`select format('${exists ? 'alter' : 'create'} role %I with ${rights} password %L', $1::text, $2::text) as sql`, [role, password]);
+          await c.query(rows[0].sql);
+        }
+        // What pg_rewind reads of a leader, as Patroni's documentation grants it.
+        for (const fn of ['pg_ls_dir(text, boolean, boolean)', 'pg_stat_file(text, boolean)', 'pg_read_binary_file(text)', 'pg_read_binary_file(text, bigint, bigint, boolean)']) {
+          await c.query(`grant execute on function pg_catalog.${fn} to rewinder`);
+        }
+      }, 10_000);
+    } finally {
+      await single.stop(first);
+    }
+  }
+
   /** Until each of `replicas` has replayed the leader's WAL up to where it is now (30 s at most each). */
   async function untilReplayed(rt: InstanceRuntime, leader: ClusterMember, replicas: ClusterMember[]) {
     const query = (m: ClusterMember, sql: string, values: string[] = []) =>
@@ -738,6 +769,16 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
 
   const engine: PgEngine = {
     ...single,
+
+    async restoreToPoint(source, target, plan) {
+      if (!target.cluster) return single.restoreToPoint(source, target, plan);
+      // The first member's folder gets the restored data, which its Patroni then takes over.
+      const first = memberRuntime(target, clusterMembers(target)[0]);
+      const outcome = await single.restoreToPoint(source, first, plan);
+      await engine.initialize(target, {});
+      await prepareForPatroni(target, first);
+      return outcome;
+    },
 
     archiverState: onLeader(single.archiverState),
     countDatabases: onLeader(single.countDatabases),
@@ -808,7 +849,15 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
     // A cluster's managed parameters are Patroni's configuration, written by Warden at every start.
     resetManaged: (rt) => (rt.cluster ? [] : single.resetManaged(rt)),
 
-    clone: async (source, target) => single.clone(source.cluster ? await leaderOrFirst(source) : source, target),
+    async clone(source, target) {
+      const from = source.cluster ? await leaderOrFirst(source) : source;
+      if (!target.cluster) return single.clone(from, target);
+      // As a restore into a cluster: the first member's folder gets the copy, which its Patroni takes over.
+      const first = memberRuntime(target, clusterMembers(target)[0]);
+      await single.clone(from, first);
+      await engine.initialize(target, {});
+      await prepareForPatroni(target, first);
+    },
 
     members: (rt) => (rt.cluster ? clusterMembersWithLag(rt) : single.members(rt)),
     stoppedMembers: (rt) => (rt.cluster ? stoppedClusterMembers(rt) : single.stoppedMembers(rt)),

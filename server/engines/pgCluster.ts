@@ -274,6 +274,12 @@ export async function initializeCluster(rt: InstanceRuntime, tools: ClusterTools
   writeInstanceFile(f.haproxyConf, haproxyConfig(rt), { within: rt.dir, owner: user });
 }
 
+/** The passwords of the roles Patroni replicates and rewinds as (made by initializeCluster). */
+export function clusterRolePasswords(rt: InstanceRuntime): { replicator: string; rewinder: string } {
+  const f = files(rt);
+  return { replicator: readSecret(f.replication), rewinder: readSecret(f.rewind) };
+}
+
 /** One call to a member's Patroni REST API; unsafe methods carry the API's credentials. */
 export async function patroniApi<T>(rt: InstanceRuntime, m: ClusterMember, method: string, route: string, body?: object): Promise<{ status: number; body: T }> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -569,8 +575,9 @@ export async function startCluster(rt: InstanceRuntime, tools: ClusterTools, wit
     makeMemberFolders(rt, m);
     writeInstanceFile(memberFiles(m).config, JSON.stringify(patroniConfig(rt, m, tools), null, 2), { within: rt.dir, owner: user });
   }
-  // The first member alone first when the cluster is new, so it is the one that runs initdb.
-  const fresh = members.every((m) => !fs.existsSync(path.join(memberFiles(m).data, 'PG_VERSION')));
+  // The first member alone first when the others have no data: it runs initdb, or takes over the
+  // folder a restore gave it, before any other member could try to start a cluster of its own.
+  const fresh = members.slice(1).every((m) => !fs.existsSync(path.join(memberFiles(m).data, 'PG_VERSION'))) && stopped.includes(members[0]);
   const binds = tools.binds ?? [];
   if (fresh) {
     await spawnMember(rt, members[0], binds);

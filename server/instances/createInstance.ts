@@ -5,7 +5,7 @@ import type { Instance, OperationKind } from '../../contracts/instances';
 import { instanceNameProblem, type InstanceType } from '../../contracts/instanceValues';
 import { findGroup, groupUsage } from '../db/groups';
 import type { Db } from '../db/schema';
-import { DuplicateInstanceNameError, findInstance, findInstanceRow, insertInstance, instanceNameTaken, instanceNameUnavailable, type InstanceRow } from '../db/instances';
+import { clusterSpecOf, DuplicateInstanceNameError, findInstance, findInstanceRow, insertInstance, instanceNameTaken, instanceNameUnavailable, type InstanceRow } from '../db/instances';
 import type { Engine, InstanceRuntime } from '../engines/engine';
 import type { PgEngine } from '../engines/pg';
 import { haproxyBin, patroniBin, type ClusterSpec } from '../engines/pgCluster';
@@ -171,7 +171,7 @@ export async function cloneFromBackup(
 }
 
 /** What a restore to a point needs besides the new instance's name: the plan checked beforehand. */
-export interface PointRestoreInput {
+export interface PointRestoreInput extends CopyShape {
   name: string;
   description?: string;
   groupId?: string | null;
@@ -194,16 +194,18 @@ export async function restoreToPoint(
   const source = await ctx.requireRow(sourceId);
   const engine = (await checkCopy(ctx, source, input.name)) as PgEngine;
   if (input.groupId !== undefined && input.groupId !== source.group_id && input.groupId !== null) await checkInstanceQuota(ctx.deps.db, input.groupId);
+  const groupId = input.groupId === undefined ? source.group_id : input.groupId;
+  // A restore may make a cluster, checked as a creation is: members, its consensus store, Patroni and HAProxy.
+  const { spec, madeStore } = await copyCluster(ctx, source, input.name, groupId, input, author);
   // The restore and its recovery run as the source's user: no start of the source (supervision
   // restarting a crashed one, above all) may end that user's processes meanwhile.
   ctx.claim(sourceId);
   const release = () => ctx.busy.delete(sourceId);
   const id = randomUUID();
-  const groupId = input.groupId === undefined ? source.group_id : input.groupId;
   const description = input.description ?? `Restored from ${source.name} to ${describeTarget(input.target)}`;
   let instance: Instance;
   try {
-    instance = await insert(ctx, id, { name: input.name, type: source.type, groupId, description, parameters: {} }, author, 'clone');
+    instance = await insert(ctx, id, { name: input.name, type: source.type, groupId, description, parameters: {}, members: input.members }, author, 'clone', spec);
   } catch (error) {
     release();
     throw error;
@@ -213,6 +215,7 @@ export async function restoreToPoint(
     const began = Date.now();
     let outcome: Awaited<ReturnType<PgEngine['restoreToPoint']>>;
     try {
+      if (madeStore) await untilStoreRuns(ctx, spec!.dcsInstanceId);
       await prepareFolder(ctx, id, rt);
       outcome = await engine.restoreToPoint(ctx.runtime(source), rt, { backupId: input.backupId, target: input.target });
     } finally {
@@ -236,15 +239,45 @@ function describeTarget(target: RecoveryTarget): string {
   return `restore point '${target.name}'`;
 }
 
-export async function cloneInstance(ctx: InstanceContext, sourceId: string, input: { name: string; description?: string }, author: string | null): Promise<Instance> {
+/** The shape a copy may take: a PostgreSQL copy may be a cluster, as a creation makes one. */
+export type CopyShape = Pick<CreateInput, 'members' | 'dcsInstanceId' | 'synchronous' | 'failoverPreset'>;
+
+/**
+ * A copy's cluster, checked as a creation's is (its store made when none is chosen); undefined for a
+ * single member. `cluster` is what was checked, `spec` what the copy is inserted with.
+ */
+async function copyCluster(ctx: InstanceContext, source: InstanceRow, name: string, groupId: string | null, shape: CopyShape, author: string | null) {
+  const members = shape.members ?? 1;
+  if (members > 1 && source.type !== 'pg') throw validationProblem({ members: ['A copy of an etcd instance is a single member: grow it afterwards.'] });
+  const memberProblem = membersProblem('pg', members);
+  if (memberProblem) throw validationProblem({ members: [memberProblem] });
+  // A copy of a cluster, in the same group, keeps its leader lock in the source's store while that runs.
+  const sourceStore = clusterSpecOf(source)?.dcsInstanceId;
+  const storeRuns = sourceStore !== undefined && groupId === source.group_id && (await findInstanceRow(ctx.deps.db, sourceStore))?.status === 'running';
+  const dcsInstanceId = shape.dcsInstanceId ?? (members > 1 && storeRuns ? sourceStore : undefined);
+  const wanted: CreateInput = { name, type: source.type, groupId, description: '', parameters: {}, ...shape, dcsInstanceId };
+  const cluster = await checkCluster(ctx, wanted);
+  const spec = cluster && cluster.dcsInstanceId === '' ? await makeStore(ctx, wanted, cluster, author, false) : cluster;
+  return { spec, madeStore: spec !== cluster };
+}
+
+export async function cloneInstance(ctx: InstanceContext, sourceId: string, input: { name: string; description?: string } & CopyShape, author: string | null): Promise<Instance> {
   const source = await ctx.requireRow(sourceId);
   if (source.status === 'unInitialized') throw new HttpProblem(409, 'The instance has no data yet: nothing to clone.');
   const engine = await checkCopy(ctx, source, input.name);
+  const { spec, madeStore } = await copyCluster(ctx, source, input.name, source.group_id, input, author);
   ctx.claim(sourceId);
   const id = randomUUID();
   let instance: Instance;
   try {
-    instance = await insertCopy(ctx, id, source, input.name, input.description ?? `Clone of ${source.name}`, author);
+    instance = await insert(
+      ctx,
+      id,
+      { name: input.name, type: source.type, groupId: source.group_id, description: input.description ?? `Clone of ${source.name}`, parameters: {}, members: input.members },
+      author,
+      'clone',
+      spec,
+    );
   } catch (error) {
     ctx.busy.delete(sourceId);
     throw error;
@@ -253,7 +286,8 @@ export async function cloneInstance(ctx: InstanceContext, sourceId: string, inpu
   await ctx.publishInstance('InstanceUpdated', sourceId);
   const copied = (async () => {
     try {
-      const target = ctx.runtime({ id, port: instance.port, peer_port: (await ctx.requireRow(id)).peer_port });
+      if (madeStore) await untilStoreRuns(ctx, spec!.dcsInstanceId);
+      const target = ctx.runtime(await ctx.requireRow(id));
       await prepareFolder(ctx, id, target);
       await engine.clone(ctx.runtime(source), target);
     } finally {

@@ -8,7 +8,7 @@ import { limitsFor, mayEdit, parameterPolicy, policyErrors, refusal } from '../e
 import { ParametersRefused } from '../engines/parameterValues';
 import { EngineError } from '../engines/processRunner';
 import { HttpProblem, validationProblem } from '../http/problems';
-import { cloneFromBackup, cloneInstance, createInstance, nameProblem, restoreToPoint, type CreateInput, type PointRestoreInput } from './createInstance';
+import { cloneFromBackup, cloneInstance, createInstance, nameProblem, restoreToPoint, type CopyShape, type CreateInput, type PointRestoreInput } from './createInstance';
 import { InstanceContext } from './instanceContext';
 import { probeInto, refresh } from './instanceHealth';
 import { deleteInstance, reloadInstance, restartInstance, startInstance, stopInstance, updateInstance } from './lifecycle';
@@ -39,7 +39,7 @@ export class InstanceService extends InstanceContext {
     return cloneFromBackup(this, sourceId, input, author);
   }
 
-  clone(sourceId: string, input: { name: string; description?: string }, author: string | null): Promise<Instance> {
+  clone(sourceId: string, input: { name: string; description?: string } & CopyShape, author: string | null): Promise<Instance> {
     return cloneInstance(this, sourceId, input, author);
   }
 

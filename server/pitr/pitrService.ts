@@ -254,7 +254,17 @@ export class PitrService {
     const source = await this.pgRow(instanceId);
     const instance = await this.deps.instances.restoreToPoint(
       instanceId,
-      { name: request.name, description: request.description, groupId: request.groupId, backupId: plan.backup.id, target: request.target },
+      {
+        name: request.name,
+        description: request.description,
+        groupId: request.groupId,
+        backupId: plan.backup.id,
+        target: request.target,
+        members: request.members,
+        dcsInstanceId: request.dcsInstanceId,
+        synchronous: request.synchronous,
+        failoverPreset: request.failoverPreset,
+      },
       author,
       async (outcome) => {
         await insertPointRestore(this.deps.db, {

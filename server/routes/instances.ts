@@ -268,6 +268,9 @@ export const instanceRoutes: InstanceRoutes = async (app, { ctx, authz, service 
         ? { action: 'backups.restore', target: backupId, detail: { instanceId: source.id, newInstanceName: input.name } }
         : { action: 'instances.clone', target: source.id, detail: { name: input.name } };
       const clone = await audited(ctx, request, recorded, async (note) => {
+        if (backupId && (input.members ?? 1) > 1) {
+          throw validationProblem({ members: ['A restore from a database backup makes a single server: clone the running instance, or restore it to a point, for a cluster.'] });
+        }
         const author = await callerEmail(ctx.db, request);
         const created = backupId
           ? await service.cloneFromBackup(source.id, { ...input, backupId }, author)

@@ -3,7 +3,8 @@ import type { FetchBaseQueryError } from '@reduxjs/toolkit/query';
 import type { SerializedError } from '@reduxjs/toolkit';
 import { useState, type FormEvent } from 'react';
 import { useLocation, useNavigate, useSearchParams } from 'react-router-dom';
-import { clusterPresetNames, clusterPresets, pgClusterSizes, worstCaseFailoverSeconds, type ClusterPresetName } from '../../../contracts/clusters';
+import { clusterPresetNames, clusterPresets, worstCaseFailoverSeconds, type ClusterPresetName } from '../../../contracts/clusters';
+import { pgMemberOptions } from './memberOptions';
 import type { CreateInstanceRequest } from '../../../contracts/instances';
 import { instanceTypes, type InstanceType } from '../../../contracts/instanceValues';
 import { hasRole } from '../../../contracts/roles';
@@ -32,11 +33,6 @@ const etcdMemberOptions = [
   { value: '1', label: '1 member' },
   { value: '3', label: '3 members: writable with one lost' },
   { value: '5', label: '5 members: writable with two lost' },
-];
-const standbys: Record<(typeof pgClusterSizes)[number], string> = { 2: 'a standby', 3: 'two standbys', 4: 'three standbys', 5: 'four standbys' };
-const pgMemberOptions = [
-  { value: '1', label: '1 member (a single server)' },
-  ...pgClusterSizes.map((size) => ({ value: String(size), label: `${size} members: a leader and ${standbys[size]}` })),
 ];
 
 const presetLabels: Record<ClusterPresetName, string> = { fast: 'Fast', normal: 'Normal', safe: 'Safe' };

@@ -74,6 +74,8 @@ interface NewInstanceNameFormProps {
   sentName: string | undefined;
   /** Fields of the request besides the name, whose complaints are not the person's to fix. */
   otherFields?: string[];
+  /** Fields of the form below the name; given the server's complaints, by field. */
+  children?: (errors: Record<string, string[] | undefined>) => ReactNode;
   onSubmit: (name: string) => void;
 }
 
@@ -81,7 +83,7 @@ interface NewInstanceNameFormProps {
  * A dialog form that makes a new instance from an existing one (a clone, a restored backup):
  * only its name is asked, with the rules checked as it is typed.
  */
-export function NewInstanceNameForm({ intro, submitLabel, busy, error, sentName, otherFields = [], onSubmit }: NewInstanceNameFormProps) {
+export function NewInstanceNameForm({ intro, submitLabel, busy, error, sentName, otherFields = [], children, onSubmit }: NewInstanceNameFormProps) {
   const field = useNewInstanceName(error, sentName);
 
   const submit = () => {
@@ -95,6 +97,7 @@ export function NewInstanceNameForm({ intro, submitLabel, busy, error, sentName,
         <Notice key={message} status="error" title={message} />
       ))}
       <NewInstanceNameField field={field} autoFocus />
+      {children?.(field.errors)}
     </DialogForm>
   );
 }

@@ -103,8 +103,8 @@ export const instancesApi = baseApi.injectEndpoints({
     }),
 
     /** A new instance from a copy of this one's data (202: it is being created). */
-    cloneInstance: build.mutation<Instance, { id: string; name: string }>({
-      query: ({ id, name }) => ({ url: path(id, '/clone'), method: 'POST', body: { name } }),
+    cloneInstance: build.mutation<Instance, { id: string; name: string; members?: number }>({
+      query: ({ id, ...body }) => ({ url: path(id, '/clone'), method: 'POST', body }),
       invalidatesTags: (result) => (result ? [list] : []),
     }),
 

@@ -9,6 +9,8 @@ import { errorStatus, problemOf } from '../../api/problemText';
 import { otherErrors } from '../../components/fieldErrors';
 import { DialogForm } from '../../components/FormDialog';
 import { Notice } from '../../components/Notice';
+import { SelectField } from '../../components/SelectField';
+import { pgMemberOptions } from '../instances/memberOptions';
 import { NewInstanceNameField, useNewInstanceName } from '../instances/NewInstanceNameForm';
 import { useRecoveryWindowQuery, useRestorePlanQuery, useRestoreToPointMutation } from './pitrApi';
 import { RestorePlanView } from './RestorePlanView';
@@ -53,6 +55,7 @@ export function RestoreToPointForm({ instance, onDone }: { instance: Pick<Instan
   const { data: window } = useRecoveryWindowQuery(instance.id);
   const [choice, setChoice] = useState<Choice>({ kind: 'time' });
   const [time, setTime] = useState('');
+  const [members, setMembers] = useState('1');
   const [restore, { isLoading, error, originalArgs }] = useRestoreToPointMutation();
   // A 400 is this form's to show (apiErrorSaga leaves it alone); anything else was toasted.
   const refusal = errorStatus(error) === 400 ? error : undefined;
@@ -75,7 +78,7 @@ export function RestoreToPointForm({ instance, onDone }: { instance: Pick<Instan
 
   const submit = async () => {
     if (!field.submit() || !target || problem) return;
-    const { data } = await restore({ instanceId: instance.id, target, name: field.name });
+    const { data } = await restore({ instanceId: instance.id, target, name: field.name, ...(members !== '1' && { members: Number(members) }) });
     if (!data) return;
     onDone();
     navigate(routePath('singleInstance', { id: data.id }));
@@ -105,7 +108,7 @@ export function RestoreToPointForm({ instance, onDone }: { instance: Pick<Instan
         A new instance holds {instance.name} as it was at the moment you choose. {instance.name} itself is not changed.
       </Text>
       {refused && <Notice status="error" title="The server refused this target">{refused}</Notice>}
-      {otherErrors(field.errors, ['name']).map((message) => (
+      {otherErrors(field.errors, ['name', 'members']).map((message) => (
         <Notice key={message} status="error" title={message} />
       ))}
       <Field.Root required invalid={!!problem}>
@@ -143,6 +146,13 @@ export function RestoreToPointForm({ instance, onDone }: { instance: Pick<Instan
         </Text>
       )}
       <NewInstanceNameField field={field} />
+      <SelectField label="Members" value={members} options={pgMemberOptions} onChange={setMembers} errors={field.errors.members} />
+      {members !== '1' && (
+        <Text fontSize="sm" color="fg.muted">
+          A cluster on Patroni: the first member takes the restored data and the others copy it. Its leader lock goes to the
+          consensus store of {instance.name} when it is a cluster of the same group, else to a new 3-member etcd made with it.
+        </Text>
+      )}
       <RestorePlanView
         plan={asking ? plan.currentData : undefined}
         pending={planPending}

@@ -143,6 +143,58 @@ describe('a PostgreSQL cluster with WAL archiving', () => {
     expect(Object.fromEntries(settings.map((s) => [s.name, s.setting]))).toEqual({ cluster_name: '', hba_file: path.join(data, 'pg_hba.conf'), port: String(copy.port) });
   });
 
+  it('restores to the latest moment into a new cluster of the size asked for, which Patroni takes over and replicates', async () => {
+    // No store named: the twin keeps its leader lock in its source's.
+    const res = await world.call('POST', `/instances/${cluster.id}/restore-point`, { name: 'ledger-twin', target: 'latest', members: 2 });
+    expect(res.statusCode).toBe(202);
+    await world.service().idle();
+    const twin = await world.instance(res.json().id);
+    expect([twin.status, twin.statusReason, twin.members]).toEqual(['running', null, 2]);
+    expect((await world.call('GET', '/instances?type=etcd')).json().items.map((i: Instance) => i.name)).toEqual(['ledger-ha-dcs']);
+    const listed = (await world.call('GET', `/instances/${twin.id}/members`)).json() as InstanceMember[];
+    expect(listed.map((m) => m.state)).toEqual(['running', 'running']);
+    expect(listed.filter((m) => m.role === 'leader')).toHaveLength(1);
+    const twinConnection: ConnectionInfo = (await world.call('GET', `/instances/${twin.id}/connection`)).json();
+    const rows = await sql<{ n: string }>(twin.id, twinConnection.readWrite!, 'select count(*) as n from entries');
+    expect(rows[0].n).toBe('100');
+    // The replica copied the restored data from the leader, and streams what is written since.
+    await sql(twin.id, twinConnection.readWrite!, "insert into entries(note) values ('on the twin')");
+    const replica = listed.find((m) => m.role !== 'leader')!;
+    let seen = '';
+    for (let i = 0; i < 40 && seen !== '101'; i++) {
+      [{ n: seen }] = await sql<{ n: string }>(twin.id, `127.0.0.1:${replica.port}`, 'select count(*) as n from entries');
+      if (seen !== '101') await sleep(250);
+    }
+    expect(seen).toBe('101');
+    // The source's superuser password no longer opens the twin.
+    const sourcePassword = fs.readFileSync(path.join(dir(cluster.id), 'superuser.password'), 'utf8').trim();
+    const [host, port] = twinConnection.readWrite!.split(':');
+    const stranger = new Client({ host, port: Number(port), user: 'postgres', password: sourcePassword, database: 'postgres' });
+    await expect(stranger.connect()).rejects.toThrow(/password authentication failed/);
+    await stranger.end().catch(() => undefined);
+  });
+
+  it('refuses a restore into a cluster of an impossible size, with a 400 that says why', async () => {
+    const res = await world.call('POST', `/instances/${cluster.id}/restore-point`, { name: 'ledger-huge', target: 'latest', members: 6 });
+    expect(res.statusCode).toBe(400);
+  });
+
+  it('clones a running single server into a cluster of two', async () => {
+    const single = await world.created({ name: 'ledger-solo', type: 'pg' });
+    const [store] = (await world.call('GET', '/instances?search=ledger-ha-dcs')).json().items as Instance[];
+    const res = await world.call('POST', `/instances/${single.id}/clone`, { name: 'ledger-solo-ha', members: 2, dcsInstanceId: store.id });
+    expect(res.statusCode).toBe(202);
+    await world.service().idle();
+    const copy = await world.instance(res.json().id);
+    expect([copy.status, copy.statusReason, copy.members]).toEqual(['running', null, 2]);
+    const listed = (await world.call('GET', `/instances/${copy.id}/members`)).json() as InstanceMember[];
+    expect(listed.map((m) => m.state)).toEqual(['running', 'running']);
+    // A restore from a database backup stays a single server: asked for more, it says so.
+    const refused = await world.call('POST', `/instances/${single.id}/clone`, { name: 'ledger-solo-dump', backupId: 'any', members: 2 });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().errors.members[0]).toMatch(/^A restore from a database backup makes a single server/);
+  });
+
   it('clones into a single server that the owner reaches on its own socket', async () => {
     const res = await world.call('POST', `/instances/${cluster.id}/clone`, { name: 'ledger-copy' });
     expect(res.statusCode).toBe(202);

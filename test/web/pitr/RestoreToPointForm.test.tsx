@@ -9,6 +9,7 @@ import { anInstance, instanceServer } from '../handlers/instancesHandlers';
 import { validationProblem } from '../handlers/pages';
 import { ago, aPhysicalBackup, aPlan, aRecoveryCheck, aRecoveryWindow, pitrServer } from '../handlers/pitrHandlers';
 import { problem, setupMsw } from '../msw';
+import { pickOption } from '../pickOption';
 import { renderApp } from '../renderApp';
 
 // This file's browser is in Europe/Berlin (UTC+1 in November): see berlinEnvironment.ts.
@@ -126,6 +127,19 @@ describe('Restore to a point in time', () => {
     await waitFor(() => expect(location()).toBe('/instances/i-new'));
     expect(pitr.bodies).toEqual([{ target: { time: '2026-11-26T10:42:05Z' }, name: 'orders-before' }]);
     expect(await screen.findByRole('heading', { level: 1, name: 'orders-before' })).toBeInTheDocument();
+  });
+
+  it('restores into a cluster of the size chosen', async () => {
+    const { user, form, moment, pitr, location } = await openRestore();
+    await user.type(form.getByRole('textbox', { name: 'New instance name' }), 'orders-ha');
+    setMoment(moment, '2026-11-26T11:42:05');
+    await pickOption(user, form.getByRole('combobox', { name: 'Members' }), '2 members: a leader and a standby');
+    expect(form.getByText(/A cluster on Patroni: the first member takes the restored data/)).toBeInTheDocument();
+    expect(await form.findByRole('region', { name: 'Plan' })).toBeInTheDocument();
+    await waitFor(() => expect(form.getByRole('button', { name: 'Restore' })).toBeEnabled());
+    await user.click(form.getByRole('button', { name: 'Restore' }));
+    await waitFor(() => expect(location()).toBe('/instances/i-new'));
+    expect(pitr.bodies).toEqual([{ target: { time: '2026-11-26T10:42:05Z' }, name: 'orders-ha', members: 2 }]);
   });
 
   it('says the expected duration comes from the last restore drill', async () => {

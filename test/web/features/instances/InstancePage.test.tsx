@@ -114,6 +114,30 @@ describe('InstancePage', () => {
     expect(cloned).toEqual([{ id: 'i-1', body: { name: 'orders-copy' } }]);
   });
 
+  it('clones a PostgreSQL server into a cluster of the size chosen', async () => {
+    const cloned: unknown[] = [];
+    server.use(
+      http.post('/instances/validate-name', () => HttpResponse.json({ valid: true })),
+      http.post('/instances/:id/clone', async ({ request }) => {
+        cloned.push(await request.json());
+        return HttpResponse.json(anInstance({ id: 'i-9', name: 'orders-ha', status: 'unInitialized', members: 3 }), { status: 202 });
+      }),
+    );
+    const { user, location } = openInstance(admin);
+    await heading('orders');
+    await user.click(button('Clone'));
+    const dialog = within(await screen.findByRole('dialog', { name: 'Clone orders' }));
+    await user.type(dialog.getByRole('textbox', { name: 'New instance name' }), 'orders-ha');
+    const members = dialog.getByRole('combobox', { name: 'Members' });
+    expect(members).toHaveTextContent('1 member (a single server)');
+    await pickOption(user, members, '3 members: a leader and two standbys');
+    expect(dialog.getByText(/A cluster on Patroni: the first member takes the copy/)).toBeInTheDocument();
+    expect(await dialog.findByText(/available/i)).toBeInTheDocument();
+    await user.click(dialog.getByRole('button', { name: 'Clone' }));
+    await waitFor(() => expect(location()).toBe('/instances/i-9'));
+    expect(cloned).toEqual([{ name: 'orders-ha', members: 3 }]);
+  });
+
   it('holds every operation while one runs, and lets go when the hub says it ended', async () => {
     const { store } = openInstance(admin, { ...orders, operation: { kind: 'restart', startedAt: '2025-02-03T05:00:00.000Z' } });
     await heading('orders');
