@@ -526,6 +526,8 @@ async function runProxy(rt: InstanceRuntime) {
     return;
   }
   if (!fs.existsSync(f.haproxyLog)) writeInstanceFile(f.haproxyLog, '', { within: rt.dir, owner: instanceUser(rt) });
+  // The states kept for a reload are an earlier run's: a fresh start learns the members anew.
+  fs.rmSync(f.haproxyState, { force: true });
   const pid = await spawnDetached(instanceUser(rt), haproxyBin, ['-W', '-f', f.haproxyConf, '-db'], f.haproxyLog);
   await untilExecuted(pid, haproxyBin);
   writeInstanceFile(f.haproxyPid, `${pid}\n`, { within: rt.dir });

@@ -2,6 +2,7 @@ import type { Health, InstanceStatus, InstanceStatusChangedPayload } from '../..
 import { findInstanceRow, type InstanceRow } from '../db/instances';
 import type { Engine, EngineHealth, InstanceRuntime } from '../engines/engine';
 import { crashLoopReason } from './crashLoop';
+import { clusterHistory } from '../engines/pgCluster';
 import type { InstanceContext } from './instanceContext';
 
 export const stoppedHealth: Health = { level: 'good', checks: [{ name: 'process', level: 'good', message: 'stopped on request' }] };
@@ -55,12 +56,15 @@ export async function settle(ctx: InstanceContext, id: string, status: InstanceS
   const leaderBefore = storedChecks(row.health_checks).find((c) => c.name === 'leader');
   const leaderNow = health.checks.find((c) => c.name === 'leader');
   if (leaderBefore && leaderNow && leaderBefore.message !== leaderNow.message) {
-    // A cluster's leader changed (a failover, a switchover, a leader lost): the instance's log says so.
+    // A cluster's leader changed (a failover, a switchover, a leader lost): the instance's log says so,
+    // with Patroni's reason for the newest timeline when a new leader took over.
+    const rt = ctx.runtime(row);
+    const why = leaderNow.level === 'good' && rt.cluster ? (await clusterHistory(rt).catch(() => [])).at(-1)?.reason : undefined;
     await ctx.deps.logs.write({
       level: leaderNow.level === 'good' ? 'information' : 'warning',
       instanceId: id,
       handler: 'supervisor',
-      message: `Leader: ${leaderBefore.message} → ${leaderNow.message}`,
+      message: `Leader: ${leaderBefore.message} → ${leaderNow.message}${why ? ` (Patroni: ${why})` : ''}`,
     });
   }
   if (row.status !== status) {

@@ -44,7 +44,8 @@ const dataColumns: Column<Instance>[] = [
     sortBy: 'name',
     cell: (instance) => <TextLink to={routePath('singleInstance', { id: instance.id })}>{instance.name}</TextLink>,
   },
-  { key: 'type', header: 'Type', sortBy: 'type', cell: (instance) => typeLabels[instance.type] },
+  // A cluster says how many members it has: the list is where a degraded one is first seen.
+  { key: 'type', header: 'Type', sortBy: 'type', cell: (instance) => (instance.members > 1 ? `${typeLabels[instance.type]} · ${instance.members} members` : typeLabels[instance.type]) },
   {
     key: 'status',
     header: 'Status',

@@ -245,6 +245,9 @@ describe('a PostgreSQL cluster of three members on Patroni', () => {
     for (const entry of history) expect(entry.reason).not.toBe('');
     const leader = leaderOf(await members())!;
     expect(history.at(-1)).toMatchObject({ newLeader: leader.name, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    // The instance's log names each new leader with Patroni's reason.
+    const logged = (await world.call('GET', `/instances/${cluster.id}/logs?handler=supervisor`)).json().items.map((e: { message: string }) => e.message);
+    expect(logged.some((m: string) => /^Leader: .* → member \d leads on timeline \d+ \(Patroni: .+\)$/.test(m))).toBe(true);
   });
 
   it('gives every member a configuration change through Patroni, and restarts member by member for one that needs it', async () => {

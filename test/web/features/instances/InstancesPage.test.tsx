@@ -55,6 +55,13 @@ describe('InstancesPage', () => {
     expect(screen.getByRole('link', { name: 'Create instance' })).toHaveAttribute('href', '/instances/create');
   });
 
+  it('says how many members a cluster has, and shows a cluster missing one as degraded', async () => {
+    const ledger = { ...orders, id: 'i-3', name: 'ledger', members: 3, health: { level: 'warn' as const, checks: [{ name: 'members', level: 'warn' as const, message: '2 of 3 members running' }] } };
+    openInstances(admin, '/instances', [ledger]);
+    const cells = within(await rowOf('ledger')).getAllByRole('cell').slice(1, 5).map((cell) => cell.textContent);
+    expect(cells).toEqual(['ledger', 'PostgreSQL · 3 members', 'Running', 'Warning']);
+  });
+
   it('links to the instance creation graph and the instances update screens', async () => {
     openInstances(admin);
     expect(await screen.findByRole('link', { name: 'Instance creation graph' })).toHaveAttribute('href', '/graphs/instance-creation');
