@@ -55,7 +55,8 @@ function writer(port: number, password: string, table: string) {
   const successes: number[] = [];
   const failures: number[] = [];
   let running = true;
-  let next = 1;
+  // Ids no earlier writer into the same table used: a trial's writes start above the last trial's.
+  let next = Date.now() * 1000;
   const done = (async () => {
     let client: Client | null = null;
     while (running) {
@@ -178,6 +179,8 @@ async function main() {
       const at = performance.now();
       process.kill(pid, 'SIGKILL');
       postgresKilled.push(await write.firstAfter(at, 120_000));
+      const after = (await members(clusters.async.id)).find((m) => m.role === 'leader');
+      console.log(`  postgres killed (member ${leader.ordinal}, pid ${pid}): writable after ${s(postgresKilled.at(-1)!)} s, member ${after?.ordinal ?? '?'} leads`);
       await write.stop();
       await app.instances.idle();
     }
@@ -220,10 +223,12 @@ async function main() {
       const at = performance.now();
       const accepted = await api<Instance>('POST', `/instances/${clusters.async.id}/cluster/switchover`, {});
       if (!accepted.operation) throw new Error('the switchover was not accepted');
+      // This trial's completion, not an earlier trial's.
       const { payload, at: ended } = await whenPublished<OperationCompletedPayload>(
         'OperationCompleted',
-        (p) => p.instanceId === clusters.async.id && p.kind === 'switchover' && performance.now() > at,
+        (p) => p.instanceId === clusters.async.id && p.kind === 'switchover',
         120_000,
+        at,
       );
       if (!payload.ok) throw new Error(`switchover failed: ${payload.error}`);
       await sleep(1000);
