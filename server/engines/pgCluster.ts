@@ -192,6 +192,13 @@ function patroniConfig(rt: InstanceRuntime, m: ClusterMember, { pgBinDir, superu
       connect_address: `127.0.0.1:${m.port}`,
       data_dir: mf.data,
       bin_dir: pgBinDir,
+      // A lost leader that wrote past the point where the new leader's timeline forked off, and that
+      // pg_rewind cannot bring back ("could not find common ancestor" after several failovers), is
+      // made a fresh copy of the leader by Patroni instead of starting as a standby that never
+      // catches up. What it loses never reached the new leader: commits it acknowledged alone, in
+      // asynchronous mode, which the failover had already lost.
+      remove_data_directory_on_rewind_failure: true,
+      remove_data_directory_on_diverged_timelines: true,
       pgpass: path.join(mf.run, 'pgpass'),
       authentication: {
         superuser: { username: 'postgres', password: superuserPassword },
