@@ -142,7 +142,10 @@ export async function pgBackupDatabase(
       `select datname as name, pg_database_size(datname)::text as bytes
          from pg_database where datallowconn and not datistemplate order by datname`,
     );
-    const position = await client.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn');
+    // A replica (a cluster's dump reads one) has a replay position where a primary has a write position.
+    const position = await client.query<{ lsn: string }>(
+      'select (case when pg_is_in_recovery() then pg_last_wal_replay_lsn() else pg_current_wal_lsn() end)::text as lsn',
+    );
     return { databases: dbs.rows.map((d) => ({ name: d.name, bytes: Number(d.bytes) })), lsn: position.rows[0].lsn };
   });
   fs.mkdirSync(path.join(dir, 'databases'), { mode: 0o700 });

@@ -106,6 +106,17 @@ describe('a PostgreSQL cluster with WAL archiving', () => {
     expect(health.checks.find((c) => c.name === 'archiving')).toMatchObject({ level: 'good' });
   });
 
+  it('takes a dump from a replica that is caught up, sparing the leader', async () => {
+    const res = await world.call('POST', `/instances/${cluster.id}/backups/database/backup`, { kind: 'dump' });
+    expect(res.statusCode).toBe(202);
+    await world.backups().idle();
+    const [dump] = (await world.call('GET', `/instances/${cluster.id}/backups/database`)).json().items as Backup[];
+    expect(dump).toMatchObject({ status: 'succeeded' });
+    expect(dump.format).not.toMatch(/pgBackRest/);
+    const steps = (world.events('BackupProgress') as { backupId: string; step: string }[]).filter((e) => e.backupId === dump.id).map((e) => e.step);
+    expect(steps.some((step) => /\(from member \d, a replica\)$/.test(step))).toBe(true);
+  });
+
   it('keeps archiving through a switchover, on the new leader’s timeline; a restore to the latest moment holds every row', async () => {
     await onCluster("insert into entries(note) select 'before ' || g from generate_series(1, 50) g");
     const before = await members();
