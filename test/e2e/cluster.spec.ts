@@ -12,13 +12,38 @@ import { signIn } from './signIn';
 // What an operator does on a first day with high availability, in Chromium against the real server,
 // Patroni, HAProxy and etcd: a 3-member etcd, then a 3-member PostgreSQL cluster on it made from the
 // console; a switchover from the members table, which updates live; then the leader's member killed
-// (Patroni and postgres together), writes going on through the same read-write address.
+// (Patroni and postgres together), writes going on through the same read-write address; then the
+// leader's host frozen, and the page showing the new leader while writes go on.
 
 const baseURL = () => process.env.WARDEN_E2E_URL!;
 const dataDir = () => process.env.WARDEN_E2E_DATA_DIR!;
 
 // A lost leader takes the lock's 20 s to be replaced; creating the two clusters takes a while on two cores.
 test.setTimeout(420_000);
+
+/** A process and every process under it, read from /proc. */
+function processTree(pid: number): number[] {
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    // Gone meanwhile.
+  }
+  return [pid, ...children.flatMap(processTree)];
+}
+
+/** The leading member's number, or null while the table names no leader. */
+const leaderNow = (page: Page) =>
+  page
+    .getByRole('table', { name: 'Members' })
+    .getByRole('row')
+    .filter({ has: page.getByRole('cell', { name: 'Leader', exact: true }) })
+    .first()
+    .getByRole('cell')
+    .first()
+    .textContent({ timeout: 1000 })
+    .then((name) => Number((name ?? '').split('-').pop()))
+    .catch(() => null);
 
 /** The row of the members table naming the leader, and its member number. */
 async function leaderRow(page: Page): Promise<number> {
@@ -112,6 +137,36 @@ test('an operator makes a PostgreSQL cluster on an etcd cluster, switches it ove
   await leaderRow(page);
   const logged = await (await page.request.get(`${baseURL()}/instances/${id}/logs?handler=supervisor`, { headers: json })).json();
   expect(logged.items.map((e: { message: string }) => e.message)).toContainEqual(expect.stringMatching(new RegExp(`^Member ${second} of the cluster stopped`)));
+
+  // A frozen host: the leader's Patroni and postgres stop without dying, so nothing brings them back.
+  // Once the lock's 20 s pass a replica takes over; the page shows the new leader without a reload,
+  // and the same read-write address takes writes again.
+  const third = await leaderRow(page);
+  const frozen = processTree(Number(readFileSync(path.join(dataDir(), 'instances', id, 'members', String(third), 'sandbox.pid'), 'utf8')));
+  for (const pid of frozen) process.kill(pid, 'SIGSTOP');
+  try {
+    await expect.poll(() => leaderNow(page), { timeout: 90_000, intervals: [1000] }).not.toBe(third);
+    await expect.poll(() => leaderNow(page), { timeout: 5_000 }).not.toBeNull();
+    await expect
+      .poll(
+        () =>
+          write('while the old leader is frozen').then(
+            () => true,
+            () => false,
+          ),
+        { timeout: 60_000, intervals: [500] },
+      )
+      .toBe(true);
+  } finally {
+    for (const pid of frozen) {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+  }
+
   // The history names the switchover's timeline at least: a header row and one row per timeline.
   const history = page.getByRole('table', { name: 'Failovers and switchovers' }).getByRole('row');
   await expect.poll(() => history.count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(2);
