@@ -133,6 +133,7 @@ async function execute(
     giveToEngineUser(existingInstanceUser(rt), staging);
     let contents: BackupContents;
     let format: string | null = null;
+    let readFrom: string | undefined;
     let parts: { dir: string; paths: string[] }[];
     // Database work maps to 0–90 %, packing into the archive to 90–100 %.
     if (kind === 'database') {
@@ -141,6 +142,7 @@ async function execute(
       );
       contents = taken.contents;
       format = taken.format;
+      readFrom = taken.readFrom;
       parts = [{ dir: staging, paths: fs.readdirSync(staging) }];
     } else {
       const paths = engine.fileBackupPaths(rt, withData);
@@ -178,7 +180,8 @@ async function execute(
       ...(format ? { format } : {}),
     });
     entry.progress = { bytes: stored.sizeBytes, percent: 100, step: 'done' };
-    await succeeded(ctx, instance.id, finishedAt, `Backup ${id} succeeded: ${formatBytes(stored.sizeBytes)} in ${seconds(startedAt)} s, sha256 ${stored.sha256}.`, {
+    const source = readFrom ? ` (read from ${readFrom})` : '';
+    await succeeded(ctx, instance.id, finishedAt, `Backup ${id} succeeded${source}: ${formatBytes(stored.sizeBytes)} in ${seconds(startedAt)} s, sha256 ${stored.sha256}.`, {
       backupId: id,
       sha256: stored.sha256,
       sizeBytes: stored.sizeBytes,

@@ -133,6 +133,8 @@ export interface RestoreReport {
 export interface DatabaseBackup {
   format: string;
   contents: BackupContents;
+  /** Which member the backup read, when the instance has several ("member 2, a replica"). */
+  readFrom?: string;
 }
 
 export interface EngineOptions {

@@ -327,17 +327,21 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
       // A dump reads a replica that streams and is caught up, sparing the leader; should the replica
       // fail it (a recovery conflict cancels a long read there), the leader is read instead.
       const replica = (await engine.members(rt)).find((m) => m.role !== 'leader' && m.state === 'running' && m.lagBytes !== null && m.lagBytes <= 16 * 1024 * 1024);
-      const readFrom = async (member: InstanceRuntime, what: string) =>
-        single.backupDatabase(member, dir, (p) => progress({ ...p, step: `${p.step} (from ${what})` }));
+      const readFrom = async (member: InstanceRuntime, what: string) => ({
+        ...(await single.backupDatabase(member, dir, (p) => progress({ ...p, step: `${p.step} (from ${what})` }))),
+        readFrom: what,
+      });
+      let why = '';
       if (replica) {
         try {
           return await readFrom(memberRuntime(rt, clusterMembers(rt)[replica.ordinal - 1]), `member ${replica.ordinal}, a replica`);
-        } catch {
+        } catch (error) {
+          why = `; member ${replica.ordinal} failed it: ${(error as Error).message.split('\n')[0]}`;
           for (const entry of fs.readdirSync(dir)) fs.rmSync(path.join(dir, entry), { recursive: true, force: true });
         }
       }
       const leader = await leaderOf(rt);
-      return readFrom(leader, `member ${leader.member}, the leader`);
+      return readFrom(leader, `member ${leader.member}, the leader${why}`);
     },
     inspect: onLeader(single.inspect),
 

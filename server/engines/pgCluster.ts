@@ -218,6 +218,8 @@ function patroniConfig(rt: InstanceRuntime, m: ClusterMember, { pgBinDir, superu
         // The socket is for pgBackRest, which connects as the superuser with its password.
         ...(socketDir ? ['local all postgres scram-sha-256'] : []),
         'host replication replicator 127.0.0.1/32 scram-sha-256',
+        // A clone copies the leader with pg_basebackup as the superuser, as it copies a single server.
+        'host replication postgres 127.0.0.1/32 scram-sha-256',
         'host all all 127.0.0.1/32 scram-sha-256',
       ],
     },
@@ -738,8 +740,10 @@ function childrenOf(pid: number): number[] {
  * parent is not a postgres too.
  */
 export function memberPostmasterPid(rt: InstanceRuntime, ordinal: number, postgres: string): number | null {
-  const m = clusterMembers({ ...rt, member: undefined }).find((c) => c.ordinal === ordinal);
-  if (!m) return null;
+  // Found by its folder alone: a member's runtime (memberRuntime) knows its own port, not the others'.
+  const dir = path.join(rt.dir, 'members', String(ordinal));
+  if (!fs.existsSync(dir)) return null;
+  const m: ClusterMember = { ordinal, name: `${rt.id}-${ordinal}`, dir, port: 0, restPort: 0 };
   // Confined, the member's namespace init; unconfined (a server not run as root), its Patroni.
   const init = readPid(memberFiles(m).sandboxPid);
   const root = init !== null && isProcessOf(init, '/usr/bin/bwrap') ? init : patroniPid(m);
