@@ -219,7 +219,12 @@ async function executePhysical(
     void ctx.publish('BackupProgress', { backupId: id, instanceId: instance.id, ...progress } satisfies BackupProgressPayload, instance.id);
   };
   try {
-    const before = new Set(physicalBackups(await archive.info(rt)).map((b) => b.id));
+    const earlier = physicalBackups(await archive.info(rt));
+    const before = new Set(earlier.map((b) => b.id));
+    // The bytes a full backup copies, for the progress's byte count: the data folder as the last
+    // backup found it. pgBackRest's percent of a differential or incremental one is of the files it
+    // copies, which nothing tells beforehand: those count percent only.
+    const expectedBytes = kind === 'full' ? (earlier.at(-1)?.databaseBytes ?? 0) : 0;
     // A cluster's backup copies its files from a replica when one streams, sparing the leader the
     // reads (pgBackRest still starts and stops the backup on the leader, which it finds itself).
     const fromStandby = rt.cluster !== undefined && (await ctx.deps.instances.engine(instance.type).members(rt)).some((m) => m.role !== 'leader' && m.state === 'running');
@@ -228,8 +233,8 @@ async function executePhysical(
       rt,
       kind,
       pgSuperuserPassword(rt),
-      (done, total) =>
-        report({ bytes: done, percent: total ? Math.min(99.9, Math.round((done / total) * 1000) / 10) : null, step: `copying the data folder (${kind}${source ? `, from ${source}` : ''})` }),
+      (percent) =>
+        report({ bytes: Math.round((expectedBytes * percent) / 100), percent: Math.min(99.9, percent), step: `copying the data folder (${kind}${source ? `, from ${source}` : ''})` }),
       { fromStandby },
     );
     const taken = physicalBackups(await archive.info(rt)).find((b) => !before.has(b.id));
