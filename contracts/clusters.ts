@@ -34,6 +34,20 @@ export function worstCaseFailoverSeconds(preset: ClusterPreset): number {
   return preset.ttl + preset.loopWait + (preset.checkIntervalMs * preset.checkFall) / 1000;
 }
 
+/** A cluster's failover timing as configured: its preset's values and their computed worst case. */
+export const ClusterTiming = Type.Object({
+  preset: Type.Enum([...clusterPresetNames]),
+  synchronous: Type.Boolean(),
+  ttl: Type.Integer(),
+  loopWait: Type.Integer(),
+  retryTimeout: Type.Integer(),
+  checkIntervalMs: Type.Integer(),
+  checkFall: Type.Integer(),
+  /** worstCaseFailoverSeconds of the preset: the longest a lost leader leaves the read-write address without a writer. */
+  worstCaseSeconds: Type.Number(),
+});
+export type ClusterTiming = Static<typeof ClusterTiming>;
+
 /** Members a PostgreSQL cluster may have; 1 is a single postmaster without Patroni. */
 export const pgClusterSizes = [2, 3, 4, 5] as const;
 
@@ -62,5 +76,11 @@ export const ClusterHistoryEntry = Type.Object({
   at: Type.Union([Type.String(), Type.Null()]),
   /** The member that led the new timeline, when Patroni recorded it. */
   newLeader: Type.Union([Type.String(), Type.Null()]),
+  /**
+   * Measured: seconds the read-write address had no member passing its /primary check around this
+   * change, from HAProxy's log (detection not included: add up to the preset's interval × fall);
+   * null when HAProxy recorded no such interval.
+   */
+  writeOutageSeconds: Type.Union([Type.Number(), Type.Null()]),
 });
 export type ClusterHistoryEntry = Static<typeof ClusterHistoryEntry>;

@@ -23,6 +23,7 @@ const historyColumns: Column<ClusterHistoryEntry>[] = [
   { header: 'At', value: (h) => h.at },
   { header: 'Leader', value: (h) => h.newLeader },
   { header: 'Reason', value: (h) => h.reason },
+  { header: 'No writer (s)', value: (h) => h.writeOutageSeconds, align: 'right' },
 ];
 
 /** `warden cluster …`: a PostgreSQL cluster's members and Patroni's operations on them. */
@@ -45,7 +46,7 @@ export function registerCluster(program: Command): void {
   cluster
     .command('history')
     .argument('<instance>', 'name or id')
-    .description("The cluster's timelines: each failover or switchover, when and why")
+    .description("The cluster's timelines: each failover or switchover, when, why, and the seconds its read-write address had no writer (HAProxy's log)")
     .action(async (ref: string, _options: unknown, command: Command) => {
       const ctx = contextOf(command);
       const instance = await resolveInstance(ctx.api(), ref);

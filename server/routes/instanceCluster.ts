@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ClusterHistoryEntry, FailoverRequest, SwitchoverRequest } from '../../contracts/clusters';
+import { ClusterHistoryEntry, ClusterTiming, FailoverRequest, SwitchoverRequest, clusterPresets, worstCaseFailoverSeconds } from '../../contracts/clusters';
 import { Instance } from '../../contracts/instances';
 import { Problem } from '../../contracts/problem';
 import { hasRole } from '../../contracts/roles';
@@ -120,6 +120,18 @@ export const instanceClusterRoutes: InstanceRoutes = async (app, { ctx, authz, s
       const rt = service.runtime(row);
       if (!rt.cluster || row.status === 'unInitialized') return [];
       return clusterHistory(rt);
+    },
+  );
+
+  app.get(
+    '/:id/cluster/timing',
+    { config: { access: 'user' }, schema: { tags, summary: "The cluster's failover timing: its preset's values and their computed worst case (measured times are in the history)", params: IdParams, response: { 200: ClusterTiming, 404: Problem, 409: Problem } } },
+    async (request) => {
+      const { id } = await visible(request, request.params.id);
+      const spec = service.runtime((await findInstanceRow(ctx.db, id))!).cluster;
+      if (!spec) throw new HttpProblem(409, 'This instance is not a PostgreSQL cluster.');
+      const preset = clusterPresets[spec.preset];
+      return { preset: spec.preset, synchronous: spec.synchronous, ...preset, worstCaseSeconds: worstCaseFailoverSeconds(preset) };
     },
   );
 };

@@ -170,6 +170,11 @@ test('an operator makes a PostgreSQL cluster on an etcd cluster, switches it ove
   // The history names the switchover's timeline at least: a header row and one row per timeline.
   const history = page.getByRole('table', { name: 'Failovers and switchovers' }).getByRole('row');
   await expect.poll(() => history.count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(2);
+  // Beside the preset's computed worst case, what HAProxy's log measured on this cluster.
+  await expect(page.getByRole('region', { name: 'Failovers and switchovers' })).toContainText(
+    /Fast preset: a lost leader is replaced within 22 s \(computed worst case\)\. Measured on this cluster over \d+ leader changes?: the read-write address had no writer for [\d.]+ s \(median\)/,
+    { timeout: 30_000 },
+  );
 
   // Six Patroni and etcd processes would otherwise tick through every spec after this one. A DELETE has
   // no body, so it names no content type.

@@ -128,6 +128,7 @@ const expectations: Record<string, Rule> = {
   'POST /instances/{id}/members/{ordinal}/restart': groupScoped(409),
   'POST /instances/{id}/members/{ordinal}/reinitialize': groupScoped(409),
   'GET /instances/{id}/cluster/history': groupScoped(200),
+  'GET /instances/{id}/cluster/timing': groupScoped(409),
   'POST /instances/{id}/etcd/compact': groupScoped(409),
   // The fixture is a single PostgreSQL server: its members are neither added nor removed here.
   'POST /instances/{id}/members': groupScoped(409),

@@ -1,5 +1,5 @@
 import type { ThunkAction, UnknownAction } from '@reduxjs/toolkit';
-import type { ClusterHistoryEntry, FailoverRequest, SwitchoverRequest } from '../../../contracts/clusters';
+import type { ClusterHistoryEntry, ClusterTiming, FailoverRequest, SwitchoverRequest } from '../../../contracts/clusters';
 import type {
   ConnectionInfo,
   ConnectionSecret,
@@ -175,6 +175,11 @@ export const instancesApi = baseApi.injectEndpoints({
       providesTags: (_result, _error, id) => [history(id)],
     }),
 
+    /** The preset's values and computed worst case; fixed for the cluster's life, so read once. */
+    clusterTiming: build.query<ClusterTiming, string>({
+      query: (id) => path(id, '/cluster/timing'),
+    }),
+
     connection: build.query<ConnectionInfo, string>({
       query: (id) => path(id, '/connection'),
       providesTags: (_result, _error, id) => [instance(id)],
@@ -212,6 +217,7 @@ export const {
   useMemberActionMutation,
   useMembersQuery,
   useClusterHistoryQuery,
+  useClusterTimingQuery,
   useConnectionQuery,
   useRevealPasswordMutation,
   useInstanceConfigQuery,

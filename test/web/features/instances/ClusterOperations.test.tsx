@@ -2,7 +2,7 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import type { CurrentUser } from '../../../../contracts/auth';
-import type { ClusterHistoryEntry } from '../../../../contracts/clusters';
+import type { ClusterHistoryEntry, ClusterTiming } from '../../../../contracts/clusters';
 import type { HealthCheck, Instance, InstanceMember, OperationKind } from '../../../../contracts/instances';
 import { formatDateTime } from '../../../../src/components/DateTime';
 import { hubEvent } from '../../../../src/features/realtime/realtimeSlice';
@@ -56,6 +56,8 @@ const operationOf: Record<string, OperationKind> = {
   reinitialize: 'reinitializeMember',
 };
 
+const fastTiming: ClusterTiming = { preset: 'fast', synchronous: true, ttl: 20, loopWait: 1, retryTimeout: 9, checkIntervalMs: 500, checkFall: 2, worstCaseSeconds: 22 };
+
 interface Options {
   who?: CurrentUser;
   instance?: Instance;
@@ -78,6 +80,7 @@ function openLedger({ who = admin, instance = ledger, members = leaderAndStandby
       return HttpResponse.json(members);
     }),
     http.get('/instances/:id/cluster/history', () => HttpResponse.json(history)),
+    http.get('/instances/:id/cluster/timing', () => HttpResponse.json(fastTiming)),
     http.post('/instances/:id/cluster/:action', async ({ params, request }) => {
       const action = String(params.action);
       const n = posts.filter((post) => post.path === 'cluster/switchover').length;
@@ -373,23 +376,42 @@ describe('the members of a PostgreSQL cluster', () => {
 });
 
 describe('the failovers and switchovers of a PostgreSQL cluster', () => {
-  it('lists each new timeline: when, the new leader and why', async () => {
+  it('lists each new timeline: when, the new leader, why and how long the read-write address had no writer', async () => {
     const history: ClusterHistoryEntry[] = [
-      { timeline: 1, lsn: 50_331_808, reason: 'no recovery target specified', at: '2025-02-03T06:07:08.000Z', newLeader: 'i-1-2' },
-      { timeline: 2, lsn: 67_109_024, reason: 'switchover', at: null, newLeader: null },
+      { timeline: 1, lsn: 50_331_808, reason: 'no recovery target specified', at: '2025-02-03T06:07:08.000Z', newLeader: 'i-1-2', writeOutageSeconds: 19.512 },
+      { timeline: 2, lsn: 67_109_024, reason: 'switchover', at: null, newLeader: null, writeOutageSeconds: null },
     ];
     openLedger({ history });
     await screen.findByRole('heading', { level: 1, name: 'ledger' }, firstRender);
     const table = within(await screen.findByRole('table', { name: 'Failovers and switchovers' }));
-    expect(table.getAllByRole('columnheader').map((header) => header.textContent)).toEqual(['Timeline', 'When', 'New leader', 'Reason']);
+    expect(table.getAllByRole('columnheader').map((header) => header.textContent)).toEqual(['Timeline', 'When', 'New leader', 'Reason', 'No writer for']);
     const rows = table.getAllByRole('row').slice(1);
     expect(within(rows[0]).getAllByRole('cell').map((cell) => cell.textContent)).toEqual([
       '1',
       formatDateTime('2025-02-03T06:07:08.000Z'),
       'i-1-2',
       'no recovery target specified',
+      '19.5 s',
     ]);
-    expect(within(rows[1]).getAllByRole('cell').map((cell) => cell.textContent)).toEqual(['2', '—', '—', 'switchover']);
+    expect(within(rows[1]).getAllByRole('cell').map((cell) => cell.textContent)).toEqual(['2', '—', '—', 'switchover', '—']);
+  });
+
+  it('puts the preset’s computed worst case beside the times measured on the cluster', async () => {
+    const at = '2025-02-03T06:07:08.000Z';
+    const history: ClusterHistoryEntry[] = [
+      { timeline: 1, lsn: 1, reason: 'no recovery target specified', at, newLeader: 'i-1-2', writeOutageSeconds: 19.5 },
+      { timeline: 2, lsn: 2, reason: 'no recovery target specified', at, newLeader: 'i-1-1', writeOutageSeconds: 2.1 },
+      { timeline: 3, lsn: 3, reason: 'no recovery target specified', at, newLeader: 'i-1-3', writeOutageSeconds: 20.4 },
+      { timeline: 4, lsn: 4, reason: 'no recovery target specified', at, newLeader: 'i-1-2', writeOutageSeconds: null },
+    ];
+    openLedger({ history });
+    const section = within(await screen.findByRole('region', { name: 'Failovers and switchovers' }));
+    expect(
+      await section.findByText(
+        'Fast preset: a lost leader is replaced within 22 s (computed worst case). Measured on this cluster over 3 leader changes: ' +
+          'the read-write address had no writer for 19.5 s (median), 20.4 s at most, plus up to 1 s for HAProxy to notice.',
+      ),
+    ).toBeInTheDocument();
   });
 
   it('says so when the cluster never changed its leader', async () => {
@@ -397,5 +419,6 @@ describe('the failovers and switchovers of a PostgreSQL cluster', () => {
     await screen.findByRole('heading', { level: 1, name: 'ledger' }, firstRender);
     const section = within(await screen.findByRole('region', { name: 'Failovers and switchovers' }));
     expect(await section.findByText('No failover or switchover yet.')).toBeInTheDocument();
+    expect(await section.findByText('Fast preset: a lost leader is replaced within 22 s (computed worst case). No leader change measured on this cluster yet.')).toBeInTheDocument();
   });
 });
