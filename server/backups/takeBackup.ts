@@ -19,6 +19,7 @@ import { physicalBackups } from '../pitr/recoveryWindow';
 import { backupsOfInstance, insertBackup } from '../db/backups';
 import { findGroup, groupUsage } from '../db/groups';
 import { findInstanceRow, updateInstanceRow, type InstanceRow } from '../db/instances';
+import { measuredSize } from '../db/metrics';
 import type { InstanceRuntime } from '../engines/engine';
 import { writeInstanceFile } from '../engines/instanceFiles';
 import { giveToEngineUser } from '../engines/processRunner';
@@ -219,12 +220,10 @@ async function executePhysical(
     void ctx.publish('BackupProgress', { backupId: id, instanceId: instance.id, ...progress } satisfies BackupProgressPayload, instance.id);
   };
   try {
-    const earlier = physicalBackups(await archive.info(rt));
-    const before = new Set(earlier.map((b) => b.id));
-    // The bytes a full backup copies, for the progress's byte count: the data folder as the last
-    // backup found it. pgBackRest's percent of a differential or incremental one is of the files it
+    // The bytes a full backup copies, for the progress's byte count: the data folder as the probes
+    // last measured it. pgBackRest's percent of a differential or incremental one is of the files it
     // copies, which nothing tells beforehand: those count percent only.
-    const expectedBytes = kind === 'full' ? (earlier.at(-1)?.databaseBytes ?? 0) : 0;
+    const expectedBytes = kind === 'full' ? ((await measuredSize(ctx.db, instance.id)) ?? 0) : 0;
     // A cluster's backup copies its files from a replica when one streams, sparing the leader the
     // reads (pgBackRest still starts and stops the backup on the leader, which it finds itself).
     const fromStandby = rt.cluster !== undefined && (await ctx.deps.instances.engine(instance.type).members(rt)).some((m) => m.role !== 'leader' && m.state === 'running');
@@ -237,7 +236,9 @@ async function executePhysical(
         report({ bytes: Math.round((expectedBytes * percent) / 100), percent: Math.min(99.9, percent), step: `copying the data folder (${kind}${source ? `, from ${source}` : ''})` }),
       { fromStandby },
     );
-    const taken = physicalBackups(await archive.info(rt)).find((b) => !before.has(b.id));
+    // The first set begun since this backup was: pgBackRest runs one backup of a stanza at a time,
+    // and dates a set's start to the second.
+    const taken = physicalBackups(await archive.info(rt)).find((b) => Date.parse(b.startedAt) >= Math.floor(startedAt / 1000) * 1000);
     if (!taken) throw new Error('pgBackRest finished but lists no new backup.');
     const contents: BackupContents = {
       lsn: taken.lsnStop,

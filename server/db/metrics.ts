@@ -27,6 +27,11 @@ export async function allSeriesIds(db: Db): Promise<number[]> {
   return (await db.selectFrom('metric_series').select('id').orderBy('id').execute()).map((row) => row.id);
 }
 
+/** The data folder's size as the probes last measured it, or null before. */
+export async function measuredSize(db: Db, instanceId: string): Promise<number | null> {
+  return (await db.selectFrom('metric_series').select('size_bytes').where('instance_id', '=', instanceId).executeTakeFirst())?.size_bytes ?? null;
+}
+
 export async function setMeasuredSize(db: Db, seriesId: number, bytes: number): Promise<void> {
   await db.updateTable('metric_series').set({ size_bytes: bytes }).where('id', '=', seriesId).execute();
 }
