@@ -77,9 +77,10 @@ export const ClusterHistoryEntry = Type.Object({
   /** The member that led the new timeline, when Patroni recorded it. */
   newLeader: Type.Union([Type.String(), Type.Null()]),
   /**
-   * Measured: seconds the read-write address had no member passing its /primary check around this
-   * change, from HAProxy's log (detection not included: add up to the preset's interval × fall);
-   * null when HAProxy recorded no such interval.
+   * Measured when the old leader was lost: seconds from its first failed /primary check until a
+   * member passed it again, from HAProxy's log. Null for a switchover (the new leader is up before
+   * the old one is down, and the old one stopped writing while it still answered /primary) and
+   * when HAProxy recorded no such interval.
    */
   writeOutageSeconds: Type.Union([Type.Number(), Type.Null()]),
 });

@@ -172,7 +172,7 @@ test('an operator makes a PostgreSQL cluster on an etcd cluster, switches it ove
   await expect.poll(() => history.count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(2);
   // Beside the preset's computed worst case, what HAProxy's log measured on this cluster.
   await expect(page.getByRole('region', { name: 'Failovers and switchovers' })).toContainText(
-    /Fast preset: a lost leader is replaced within 22 s \(computed worst case\)\. Measured on this cluster over \d+ leader changes?: the read-write address had no writer for [\d.]+ s \(median\)/,
+    /Fast preset: a lost leader is replaced within 22 s \(computed worst case\)\. Measured on this cluster over \d+ failovers?: the read-write address had no writer for [\d.]+ s \(median\)/,
     { timeout: 30_000 },
   );
 

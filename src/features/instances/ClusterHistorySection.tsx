@@ -33,18 +33,18 @@ export function timingSummary(timing: ClusterTiming | undefined, history: Cluste
   const detection = (timing.checkIntervalMs * timing.checkFall) / 1000;
   const worst = `${presetNames[timing.preset]} preset: a lost leader is replaced within ${secondsText(timing.worstCaseSeconds)} (computed worst case).`;
   const measured = (history ?? []).flatMap((entry) => (entry.writeOutageSeconds === null ? [] : [entry.writeOutageSeconds]));
-  if (measured.length === 0) return `${worst} No leader change measured on this cluster yet.`;
-  const changes = measured.length === 1 ? '1 leader change' : `${measured.length} leader changes`;
+  if (measured.length === 0) return `${worst} No failover measured on this cluster yet.`;
+  const failovers = measured.length === 1 ? '1 failover' : `${measured.length} failovers`;
   return (
-    `${worst} Measured on this cluster over ${changes}: the read-write address had no writer for ` +
+    `${worst} Measured on this cluster over ${failovers}: the read-write address had no writer for ` +
     `${secondsText(median(measured))} (median), ${secondsText(Math.max(...measured))} at most, plus up to ${secondsText(detection)} for HAProxy to notice.`
   );
 }
 
 /**
  * A PostgreSQL cluster's timelines: each began when a member was promoted, by a failover or a
- * switchover, with how long the read-write address had no writer (HAProxy's log). Read again
- * whenever the hub says the instance changed.
+ * switchover, with how long a lost leader left the read-write address without a writer (HAProxy's
+ * log; a switchover is not measured there). Read again whenever the hub says the instance changed.
  */
 export function ClusterHistorySection({ instance }: { instance: Pick<Instance, 'id'> }) {
   const { data, isLoading, isFetching, isError, refetch } = useClusterHistoryQuery(instance.id);

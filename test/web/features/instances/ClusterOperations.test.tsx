@@ -408,7 +408,7 @@ describe('the failovers and switchovers of a PostgreSQL cluster', () => {
     const section = within(await screen.findByRole('region', { name: 'Failovers and switchovers' }));
     expect(
       await section.findByText(
-        'Fast preset: a lost leader is replaced within 22 s (computed worst case). Measured on this cluster over 3 leader changes: ' +
+        'Fast preset: a lost leader is replaced within 22 s (computed worst case). Measured on this cluster over 3 failovers: ' +
           'the read-write address had no writer for 19.5 s (median), 20.4 s at most, plus up to 1 s for HAProxy to notice.',
       ),
     ).toBeInTheDocument();
@@ -419,6 +419,6 @@ describe('the failovers and switchovers of a PostgreSQL cluster', () => {
     await screen.findByRole('heading', { level: 1, name: 'ledger' }, firstRender);
     const section = within(await screen.findByRole('region', { name: 'Failovers and switchovers' }));
     expect(await section.findByText('No failover or switchover yet.')).toBeInTheDocument();
-    expect(await section.findByText('Fast preset: a lost leader is replaced within 22 s (computed worst case). No leader change measured on this cluster yet.')).toBeInTheDocument();
+    expect(await section.findByText('Fast preset: a lost leader is replaced within 22 s (computed worst case). No failover measured on this cluster yet.')).toBeInTheDocument();
   });
 });
