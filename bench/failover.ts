@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { clusterPresets, worstCaseFailoverSeconds } from '../contracts/clusters';
+import { clusterPresets, worstCaseFailoverSeconds, type ClusterHistoryEntry } from '../contracts/clusters';
 import type { Instance, InstanceMember, OperationCompletedPayload } from '../contracts/instances';
 import { buildApp } from '../server/app';
 import { allInstanceRows, findInstanceRow } from '../server/db/instances';
@@ -165,6 +165,17 @@ async function main() {
       await client.query('create table load(id bigserial primary key, at timestamptz default now())');
       await client.end();
     }
+    /** The history's length now, then what HAProxy's log measured for the leader change after it (the figure the cluster's page shows). */
+    const historyLength = async (id: string) => (await api<ClusterHistoryEntry[]>('GET', `/instances/${id}/cluster/history`)).length;
+    const measuredOutage = async (id: string, before: number): Promise<number | null> => {
+      // Patroni records the new timeline on the new leader's next round.
+      for (const deadline = performance.now() + 15_000; performance.now() < deadline; await sleep(250)) {
+        const history = await api<ClusterHistoryEntry[]>('GET', `/instances/${id}/cluster/history`);
+        if (history.length > before) return history.at(-1)!.writeOutageSeconds;
+      }
+      return null;
+    };
+    const seen = { hostLost: [] as number[], switchover: [] as number[], pairs: [] as string[] };
     const dirOf = (id: string) => path.join(dataDir, 'instances', id);
     const sandboxOf = (id: string, ordinal: number) => Number(readFileSync(path.join(dirOf(id), 'members', String(ordinal), 'sandbox.pid'), 'utf8'));
 
@@ -199,10 +210,14 @@ async function main() {
         await setup.end();
         const write = writer(addresses[kind], passwords[kind], table);
         await sleep(1000);
+        const timelines = await historyLength(id);
         const at = performance.now();
         process.kill(sandboxOf(id, leader.ordinal), 'SIGKILL');
         const first = await write.firstAfter(at, 120_000);
         hostLost[kind].push(first);
+        const proxySaw = await measuredOutage(id, timelines);
+        if (proxySaw !== null) seen.hostLost.push(proxySaw);
+        seen.pairs.push(`lost host ${kind}: writer ${s(first)} s, HAProxy's log ${proxySaw ?? '—'} s`);
         await sleep(500);
         await write.stop();
         const check = await session(addresses[kind], passwords[kind]);
@@ -220,6 +235,7 @@ async function main() {
       await healed(clusters.async.id, false);
       const write = writer(addresses.async, passwords.async, 'acks');
       await sleep(1000);
+      const timelines = await historyLength(clusters.async.id);
       const at = performance.now();
       const accepted = await api<Instance>('POST', `/instances/${clusters.async.id}/cluster/switchover`, {});
       if (!accepted.operation) throw new Error('the switchover was not accepted');
@@ -234,31 +250,38 @@ async function main() {
       await sleep(1000);
       switchoverDown.push(write.longestGap(at, performance.now()));
       switchoverTotal.push(ended - at);
+      const proxySaw = await measuredOutage(clusters.async.id, timelines);
+      if (proxySaw !== null) seen.switchover.push(proxySaw);
+      seen.pairs.push(`switchover: writer's longest gap ${s(switchoverDown.at(-1)!)} s, HAProxy's log ${proxySaw ?? '—'} s`);
       await write.stop();
     }
 
     // ---- Write throughput: through HAProxy beside straight to the leader, rounds alternating ----
-    const throughput = { proxy: [] as number[], direct: [] as number[] };
-    const listed = await healed(clusters.async.id, false);
-    const leaderPort = listed.find((m) => m.role === 'leader')!.port;
-    for (let round = 0; round < (quick ? 1 : 3); round++) {
-      for (const [way, port] of [
-        ['proxy', addresses.async],
-        ['direct', leaderPort],
-      ] as const) {
-        const sessions = await Promise.all(Array.from({ length: throughputClients }, () => session(port, passwords.async)));
-        let count = 0;
-        const until = performance.now() + throughputSeconds * 1000;
-        await Promise.all(
-          sessions.map(async (c) => {
-            while (performance.now() < until) {
-              await c.query('insert into load default values');
-              count++;
-            }
-          }),
-        );
-        throughput[way].push(count / throughputSeconds);
-        await Promise.all(sessions.map((c) => c.end()));
+    // On each cluster: asynchronous, where a commit waits for the leader's disk alone, and synchronous,
+    // where it waits for a standby too.
+    const throughput = { async: { proxy: [] as number[], direct: [] as number[] }, sync: { proxy: [] as number[], direct: [] as number[] } };
+    for (const kind of ['async', 'sync'] as const) {
+      const listed = await healed(clusters[kind].id, kind === 'sync');
+      const leaderPort = listed.find((m) => m.role === 'leader')!.port;
+      for (let round = 0; round < (quick ? 1 : 3); round++) {
+        for (const [way, port] of [
+          ['proxy', addresses[kind]],
+          ['direct', leaderPort],
+        ] as const) {
+          const sessions = await Promise.all(Array.from({ length: throughputClients }, () => session(port, passwords[kind])));
+          let count = 0;
+          const until = performance.now() + throughputSeconds * 1000;
+          await Promise.all(
+            sessions.map(async (c) => {
+              while (performance.now() < until) {
+                await c.query('insert into load default values');
+                count++;
+              }
+            }),
+          );
+          throughput[kind][way].push(count / throughputSeconds);
+          await Promise.all(sessions.map((c) => c.end()));
+        }
       }
     }
 
@@ -290,8 +313,8 @@ async function main() {
       for (let i = 0; i < 100 && isAlive(pid); i++) await sleep(20);
     }
 
-    const med = (values: number[]) => s(median(values));
-    const range = (values: number[]) => `${s(Math.min(...values))}–${s(Math.max(...values))}`;
+    const med = (values: number[]) => (values.length ? s(median(values)) : '—');
+    const range = (values: number[]) => (values.length ? `${s(Math.min(...values))}–${s(Math.max(...values))}` : '—');
     console.log(
       `\n${table([
         ['measure', 'median s', 'range s', 'target'],
@@ -301,10 +324,13 @@ async function main() {
         ['switchover: longest write gap', med(switchoverDown), range(switchoverDown), '≤ 5 s'],
         ['switchover: request → operation complete', med(switchoverTotal), range(switchoverTotal), ''],
         ['etcd: leader member killed → new raft leader', med(etcdElection), range(etcdElection), '≤ 2 s'],
+        [`lost host: HAProxy's log, no writer (cluster page; ${seen.hostLost.length} of ${trials * 2} measured)`, med(seen.hostLost.map((v) => v * 1000)), range(seen.hostLost.map((v) => v * 1000)), ''],
+        [`switchover: HAProxy's log, no writer (${seen.switchover.length} of ${trials} measured)`, med(seen.switchover.map((v) => v * 1000)), range(seen.switchover.map((v) => v * 1000)), ''],
       ])}`,
     );
-    const proxy = median(throughput.proxy);
-    const direct = median(throughput.direct);
+    console.log(`\nEach leader change, the writer's figure beside HAProxy's log:\n${seen.pairs.map((line) => `  ${line}`).join('\n')}`);
+    const proxy = { async: median(throughput.async.proxy), sync: median(throughput.sync.proxy) };
+    const direct = { async: median(throughput.async.direct), sync: median(throughput.sync.direct) };
     console.log(
       `\n${table([
         ['', 'synchronous', 'asynchronous'],
@@ -313,10 +339,10 @@ async function main() {
     );
     console.log(
       `\n${table([
-        [`writes/s, ${throughputClients} sessions, ${throughputSeconds} s per round (median of rounds)`, 'writes/s'],
-        ['through HAProxy (read-write address)', whole(proxy)],
-        ['straight to the leader', whole(direct)],
-        ['HAProxy / direct', (proxy / direct).toFixed(3)],
+        [`writes/s, ${throughputClients} sessions, ${throughputSeconds} s per round (median of rounds)`, 'asynchronous', 'synchronous'],
+        ['through HAProxy (read-write address)', whole(proxy.async), whole(proxy.sync)],
+        ['straight to the leader', whole(direct.async), whole(direct.sync)],
+        ['HAProxy / direct', (proxy.async / direct.async).toFixed(3), (proxy.sync / direct.sync).toFixed(3)],
       ])}`,
     );
   } finally {
