@@ -33,13 +33,13 @@ export function useRetentionPreview(instanceId: string, policy: RetentionPreview
   return { ...query, wanted: key !== null, updating: settled !== key || query.isFetching };
 }
 
-/** The preview's answer (its notice is a status, so a change is announced); dimmed while it is being asked again about other limits or changed backups. */
+/** The preview's answer (its notice is a status, so a change is announced); busy while it is being asked again about other limits or changed backups. */
 export function RetentionPreviewResult({ preview, updating }: { preview: RetentionPreview | undefined; updating: boolean }) {
   if (!preview) return <LoadingState label="Previewing retention…" />;
   const count = preview.wouldDelete.length;
   const kept = `${preview.keptCount} backup${preview.keptCount === 1 ? '' : 's'} kept`;
   return (
-    <Box aria-busy={updating} opacity={updating ? 0.6 : 1}>
+    <Box aria-busy={updating}>
       {count === 0 ? (
         <Notice status="info" title="This policy would delete nothing now">
           {kept}.

@@ -86,7 +86,7 @@ export function InstanceCreationGraphPage() {
     );
   } else {
     body = (
-      <Stack gap="4" aria-busy={graph.isFetching} opacity={graph.isFetching ? 0.6 : 1}>
+      <Stack gap="4" aria-busy={graph.isFetching}>
         <Totals points={data.points} type={params.type} />
         <Box as="figure" aria-label="Instances created per bucket, and created so far">
           <InstanceCreationChart points={data.points} type={params.type} />
