@@ -1,16 +1,50 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import type { InstanceMember } from '../../contracts/instances';
-import type { ClusterHistoryEntry, ClusterPresetName } from '../../contracts/clusters';
 import { clusterPresets } from '../../contracts/clusters';
 import type { EngineHealth, HealthCheck, InstanceRuntime } from './engine';
 import { removeEtcdScopedUser, ensureEtcdScopedUser } from './etcdAuth';
 import { writeInstanceFile } from './instanceFiles';
 import { instanceUser } from './instanceUsers';
+import { answerText, describeMembers, leaderMember, patroniApi, readCluster, readClusterState, roleOf } from './pgClusterApi';
+import {
+  clusterFiles as files,
+  clusterMembers,
+  haproxyBin,
+  haproxyPid,
+  memberFiles,
+  memberSocketDir,
+  patroniBin,
+  patroniPid,
+  patroniPython,
+  readPid,
+  readSecret,
+  readText,
+  restUser,
+  socketPathMax,
+  specOf,
+  type ClusterMember,
+  type ClusterSpec,
+  type ClusterTools,
+} from './pgClusterLayout';
 import { newPassword, writeSecret } from './pgRoles';
-import { outageOf, outageSeconds, readWriteOutages } from './proxyOutages';
 import { EngineError, giveToEngineUser, isAlive, isProcessOf, spawnDetached } from './processRunner';
+
+export { clusterMembers, haproxyBin, memberSocketDir, patroniBin, patroniPid, type ClusterMember, type ClusterSpec, type ClusterTools } from './pgClusterLayout';
+export {
+  cancelScheduledSwitchover,
+  clusterHistory,
+  describeMembers,
+  leaderMember,
+  memberAction,
+  patroniApi,
+  readCluster,
+  requestFailover,
+  requestSwitchover,
+  scheduledSwitchover,
+  setFailoverPaused,
+  type ScheduledSwitchover,
+} from './pgClusterApi';
 
 // A PostgreSQL instance of 2 to 5 members (DESIGN §12): Patroni runs each member, confined as the
 // instance's user like a single postmaster, and keeps the leader's lock in the consensus store — a
@@ -18,98 +52,12 @@ import { EngineError, giveToEngineUser, isAlive, isProcessOf, spawnDetached } fr
 // keys only. HAProxy gives the cluster a read-write and a read-only address by asking each member's
 // Patroni REST API who leads. Warden supervises Patroni and HAProxy, never postgres directly, and
 // reads the members' state from the REST API. Nothing here replicates, elects or proxies by itself.
+// This module writes Patroni's and HAProxy's configuration and runs the processes; where the members'
+// folders, ports and files are is pgClusterLayout.ts, and the calls to Patroni's REST API pgClusterApi.ts.
 
-/** What a clustered pg instance keeps beyond a single one's: its consensus store and addresses. */
-export interface ClusterSpec {
-  /** The etcd instance holding the leader lock, and its client URLs. */
-  dcsInstanceId: string;
-  dcsEndpoints: string[];
-  readWritePort: number;
-  readOnlyPort: number;
-  synchronous: boolean;
-  preset: ClusterPresetName;
-}
-
-/** What Patroni needs from the pg engine: where PostgreSQL's binaries are, and the superuser's password. */
-export interface ClusterTools {
-  pgBinDir: string;
-  superuserPassword: string;
-  /** A member's own parameters beyond Warden's (WAL archiving, when the server keeps an archive). */
-  memberParameters?: (m: ClusterMember) => Record<string, string>;
-  /** What a member's processes may write besides the instance folder (the archive's local repository). */
-  binds?: string[];
-}
-
-/** One member: its folder under the instance's, its postgres port and its Patroni REST port. */
-export interface ClusterMember {
-  ordinal: number;
-  name: string;
-  dir: string;
-  port: number;
-  restPort: number;
-}
-
-const python = '/usr/bin/python3';
-export const patroniBin = '/usr/bin/patroni';
-export const haproxyBin = '/usr/sbin/haproxy';
-const restUser = 'warden';
 /** The namespace of every cluster's keys in its etcd; the cluster's scope (its instance id) follows. */
 const namespace = '/warden-patroni/';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The members of a clustered instance: the first on the instance's own ports, the others on theirs. */
-export function clusterMembers(rt: InstanceRuntime): ClusterMember[] {
-  const ports = [{ port: rt.port, peerPort: rt.peerPort ?? 0 }, ...(rt.members ?? [])];
-  return ports.map((p, i) => ({
-    ordinal: i + 1,
-    name: `${rt.id}-${i + 1}`,
-    dir: path.join(rt.dir, 'members', String(i + 1)),
-    port: p.port,
-    restPort: p.peerPort,
-  }));
-}
-
-const files = (rt: InstanceRuntime) => ({
-  rest: path.join(rt.dir, 'patroni-api.password'),
-  replication: path.join(rt.dir, 'replication.password'),
-  rewind: path.join(rt.dir, 'rewind.password'),
-  dcs: path.join(rt.dir, 'dcs.password'),
-  /** The parameters the cluster was created with: its dynamic configuration's first values. */
-  bootstrapParameters: path.join(rt.dir, 'bootstrap-parameters.json'),
-  haproxyConf: path.join(rt.dir, 'haproxy.cfg'),
-  haproxyPid: path.join(rt.dir, 'haproxy.pid'),
-  haproxyLog: path.join(rt.dir, 'haproxy.log'),
-  /** HAProxy's runtime socket (the server's alone) and the servers' states it hands a reload. */
-  haproxySocket: path.join(rt.dir, 'haproxy.sock'),
-  haproxyState: path.join(rt.dir, 'haproxy.state'),
-});
-
-/** The longest path a Unix socket may have (sun_path's 108 bytes, with its terminating zero). */
-const socketPathMax = 107;
-
-/**
- * A member's socket folder, or null when the socket's path would be too long for one (a deep data
- * folder): the member is then reached over loopback TCP only, as Patroni, HAProxy and Warden reach
- * it anyway; pgBackRest alone needs the socket.
- */
-export function memberSocketDir(m: ClusterMember): string | null {
-  const dir = path.join(m.dir, 'run');
-  return path.join(dir, `.s.PGSQL.${m.port}`).length <= socketPathMax ? dir : null;
-}
-
-const memberFiles = (m: ClusterMember) => ({
-  config: path.join(m.dir, 'patroni.yml'),
-  pid: path.join(m.dir, 'patroni.pid'),
-  /** The init of the member's own PID namespace: killing it ends Patroni and its postgres together. */
-  sandboxPid: path.join(m.dir, 'sandbox.pid'),
-  log: path.join(m.dir, 'patroni.out'),
-  data: path.join(m.dir, 'data'),
-  run: path.join(m.dir, 'run'),
-});
-
-function readSecret(file: string): string {
-  return fs.readFileSync(file, 'utf8').trim();
-}
 
 function readParameters(file: string): Record<string, string> {
   try {
@@ -117,26 +65,6 @@ function readParameters(file: string): Record<string, string> {
   } catch {
     return {};
   }
-}
-
-function readPid(file: string): number | null {
-  try {
-    const value = Number(fs.readFileSync(file, 'utf8').trim());
-    return Number.isInteger(value) && value > 0 ? value : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Patroni's process on the host, when it runs. */
-export function patroniPid(m: ClusterMember): number | null {
-  const pid = readPid(memberFiles(m).pid);
-  return pid !== null && isProcessOf(pid, python) ? pid : null;
-}
-
-function haproxyPid(rt: InstanceRuntime): number | null {
-  const pid = readPid(files(rt).haproxyPid);
-  return pid !== null && isProcessOf(pid, haproxyBin) ? pid : null;
 }
 
 /** The etcd user the cluster's Patroni logs in as: it may read and write the cluster's keys, nothing else. */
@@ -148,11 +76,6 @@ const dcsRuntime = (rt: InstanceRuntime, spec: ClusterSpec): InstanceRuntime => 
   dir: path.join(path.dirname(rt.dir), spec.dcsInstanceId),
   port: Number(new URL(spec.dcsEndpoints[0]).port),
 });
-
-function specOf(rt: InstanceRuntime): ClusterSpec {
-  if (!rt.cluster) throw new EngineError('This instance is not a cluster.');
-  return rt.cluster;
-}
 
 /** Patroni's configuration of one member, as JSON (which YAML reads). */
 function patroniConfig(rt: InstanceRuntime, m: ClusterMember, { pgBinDir, superuserPassword, memberParameters }: ClusterTools): object {
@@ -299,183 +222,11 @@ export function clusterRolePasswords(rt: InstanceRuntime): { replicator: string;
   return { replicator: readSecret(f.replication), rewinder: readSecret(f.rewind) };
 }
 
-/** One call to a member's Patroni REST API; unsafe methods carry the API's credentials. */
-export async function patroniApi<T>(rt: InstanceRuntime, m: ClusterMember, method: string, route: string, body?: object): Promise<{ status: number; body: T }> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (method !== 'GET') headers.authorization = `Basic ${Buffer.from(`${restUser}:${readSecret(files(rt).rest)}`).toString('base64')}`;
-  const res = await fetch(`http://127.0.0.1:${m.restPort}${route}`, {
-    method,
-    headers,
-    ...(body && { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(5_000),
-  });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // Some answers are plain words ("restarted successfully").
-  }
-  return { status: res.status, body: parsed as T };
-}
-
-/** What Patroni's /cluster says of one member. */
-interface PatroniMember {
-  name: string;
-  role: string;
-  state: string;
-  host: string;
-  port: number;
-  timeline?: number;
-  lag?: number | string;
-  pending_restart?: boolean;
-}
-
-/** A switchover Patroni holds for later: when, and from and to which member (by Patroni's names). */
-export interface ScheduledSwitchover {
-  at: string;
-  from: string | null;
-  to: string | null;
-}
-
-interface ClusterState {
-  members: PatroniMember[];
-  paused: boolean;
-  scheduled: ScheduledSwitchover | null;
-}
-
-/** The cluster as the first member whose Patroni answers sees it: its members, whether failover is paused, a switchover to come. */
-async function readClusterState(rt: InstanceRuntime): Promise<ClusterState | null> {
-  for (const m of clusterMembers(rt)) {
-    if (patroniPid(m) === null) continue;
-    try {
-      const { status, body } = await patroniApi<{ members?: PatroniMember[]; pause?: boolean; scheduled_switchover?: { at?: string; from?: string; to?: string } }>(rt, m, 'GET', '/cluster');
-      const planned = body.scheduled_switchover;
-      const scheduled = planned?.at ? { at: new Date(planned.at).toISOString(), from: planned.from ?? null, to: planned.to ?? null } : null;
-      if (status === 200 && body.members) return { members: body.members, paused: body.pause === true, scheduled };
-    } catch {
-      // The next member may answer.
-    }
-  }
-  return null;
-}
-
-/** The members as the first member whose Patroni answers sees them; null when none does. */
-export async function readCluster(rt: InstanceRuntime): Promise<PatroniMember[] | null> {
-  return (await readClusterState(rt))?.members ?? null;
-}
-
-/** What Patroni answered, as one line for a message. */
-const answerText = (body: unknown) => (typeof body === 'string' ? body : JSON.stringify(body)).trim();
-
-/** Asks Patroni to hand the lead from `leader` to `candidate`, now or at `scheduledAt` (ISO 8601); answers Patroni's words. */
-export async function requestSwitchover(rt: InstanceRuntime, leader: ClusterMember, candidate: ClusterMember, scheduledAt?: string): Promise<string> {
-  const answer = await patroniApi(rt, leader, 'POST', '/switchover', { leader: leader.name, candidate: candidate.name, ...(scheduledAt && { scheduled_at: scheduledAt }) });
-  if (answer.status !== 200 && answer.status !== 202) throw new EngineError(`Patroni refused the switchover: ${answerText(answer.body)}`);
-  return answerText(answer.body);
-}
-
-/** A failover onto `candidate` while no healthy leader is left: asked of the candidate's own Patroni. */
-export async function requestFailover(rt: InstanceRuntime, candidate: ClusterMember): Promise<string> {
-  const answer = await patroniApi(rt, candidate, 'POST', '/failover', { candidate: candidate.name });
-  if (answer.status !== 200 && answer.status !== 202) throw new EngineError(`Patroni refused the failover: ${answerText(answer.body)}`);
-  return answerText(answer.body);
-}
-
-/** The switchover Patroni holds for later, if any. */
-export async function scheduledSwitchover(rt: InstanceRuntime): Promise<ScheduledSwitchover | null> {
-  return (await readClusterState(rt))?.scheduled ?? null;
-}
-
-/** Drops the switchover Patroni holds for later. */
-export async function cancelScheduledSwitchover(rt: InstanceRuntime): Promise<void> {
-  const member = clusterMembers(rt).find((m) => patroniPid(m) !== null);
-  if (!member) throw new EngineError('No member of the cluster runs.');
-  const answer = await patroniApi(rt, member, 'DELETE', '/switchover');
-  if (answer.status !== 200) throw new EngineError(`Patroni did not cancel the switchover: ${answerText(answer.body)}`);
-}
-
 /** "member 2" for a member's Patroni name. */
 const ordinalName = (rt: InstanceRuntime, name: string | null) => {
   const m = name === null ? undefined : clusterMembers(rt).find((c) => c.name === name);
   return m ? `member ${m.ordinal}` : 'the healthiest replica';
 };
-
-/** Pauses or resumes automatic failover for every member (Patroni's maintenance mode). */
-export async function setFailoverPaused(rt: InstanceRuntime, paused: boolean): Promise<void> {
-  const member = clusterMembers(rt).find((m) => patroniPid(m) !== null);
-  if (!member) throw new EngineError('No member of the cluster runs.');
-  const answer = await patroniApi(rt, member, 'PATCH', '/config', { pause: paused });
-  if (answer.status !== 200) throw new EngineError(`Patroni refused to ${paused ? 'pause' : 'resume'}: ${answerText(answer.body)}`);
-}
-
-/** Restarts one member's postgres through its Patroni, or makes it a fresh copy of the leader (reinitialize). */
-export async function memberAction(rt: InstanceRuntime, m: ClusterMember, action: 'restart' | 'reinitialize'): Promise<string> {
-  if (patroniPid(m) === null) throw new EngineError(`Member ${m.ordinal} is not running.`);
-  const answer = await patroniApi(rt, m, 'POST', `/${action}`, action === 'reinitialize' ? { force: true } : {});
-  if (answer.status !== 200 && answer.status !== 202) throw new EngineError(`Patroni refused to ${action} member ${m.ordinal}: ${answerText(answer.body)}`);
-  return answerText(answer.body);
-}
-
-/** Patroni's history of the cluster's timelines: when each began, why, and how long HAProxy's read-write address had no writer then. */
-export async function clusterHistory(rt: InstanceRuntime): Promise<ClusterHistoryEntry[]> {
-  for (const m of clusterMembers(rt)) {
-    if (patroniPid(m) === null) continue;
-    try {
-      const { status, body } = await patroniApi<unknown[][]>(rt, m, 'GET', '/history');
-      if (status !== 200 || !Array.isArray(body)) continue;
-      const outages = readWriteOutages(readText(files(rt).haproxyLog) ?? '');
-      const slackMs = (clusterPresets[specOf(rt).preset].loopWait + 5) * 1000;
-      return body.map((entry) => {
-        const at = typeof entry[3] === 'string' ? new Date(entry[3]) : null;
-        const outage = at && !Number.isNaN(at.getTime()) ? outageOf(outages, at, slackMs) : null;
-        return {
-          timeline: Number(entry[0]),
-          lsn: Number(entry[1]),
-          reason: String(entry[2] ?? ''),
-          at: at ? at.toISOString() : null,
-          newLeader: typeof entry[4] === 'string' ? entry[4] : null,
-          writeOutageSeconds: outage ? outageSeconds(outage) : null,
-        };
-      });
-    } catch {
-      // The next member may answer.
-    }
-  }
-  return [];
-}
-
-const roleOf = (role: string): InstanceMember['role'] => (role === 'leader' || role === 'standby_leader' ? 'leader' : role === 'sync_standby' ? 'sync_standby' : 'replica');
-
-/** Each member with its role, state, lag and timeline as Patroni reports them; a member Patroni does not list is stopped. */
-export async function describeMembers(rt: InstanceRuntime): Promise<InstanceMember[]> {
-  const listed = (await readCluster(rt)) ?? [];
-  return clusterMembers(rt).map((m) => {
-    const seen = listed.find((p) => p.name === m.name);
-    const running = seen !== undefined && (seen.state === 'running' || seen.state === 'streaming');
-    return {
-      ordinal: m.ordinal,
-      name: m.name,
-      role: seen ? roleOf(seen.role) : 'replica',
-      state: running ? 'running' : patroniPid(m) === null ? 'stopped' : 'unreachable',
-      host: '127.0.0.1',
-      port: m.port,
-      lagBytes: seen && typeof seen.lag === 'number' ? seen.lag : seen && roleOf(seen.role) === 'leader' ? 0 : null,
-      lagSeconds: null,
-      pendingRestart: seen?.pending_restart === true,
-      timeline: seen?.timeline ?? null,
-      raftIndex: null,
-      dbSizeBytes: null,
-    };
-  });
-}
-
-/** The member that leads now, or null while none does. */
-export async function leaderMember(rt: InstanceRuntime): Promise<ClusterMember | null> {
-  const listed = await readCluster(rt);
-  const leader = listed?.find((p) => roleOf(p.role) === 'leader' && (p.state === 'running' || p.state === 'streaming'));
-  return leader ? (clusterMembers(rt).find((m) => m.name === leader.name) ?? null) : null;
-}
 
 /** A running member's Patroni pid, when any runs: the cluster runs while one does. */
 export function clusterPid(rt: InstanceRuntime): number | null {
@@ -525,7 +276,7 @@ async function spawnMember(rt: InstanceRuntime, m: ClusterMember, binds: string[
   // A postmaster.pid left by a killed member names a pid of its old namespace: Patroni checks it against its own.
   if (!fs.existsSync(mf.log)) writeInstanceFile(mf.log, '', { within: rt.dir, owner: instanceUser(rt) });
   const pid = await spawnDetached(instanceUser(rt), patroniBin, [mf.config], mf.log, { binds });
-  await untilExecuted(pid, python);
+  await untilExecuted(pid, patroniPython);
   writeInstanceFile(mf.pid, `${pid}\n`, { within: rt.dir });
   const init = parentOf(pid);
   if (init !== null) writeInstanceFile(mf.sandboxPid, `${init}\n`, { within: rt.dir });
@@ -570,14 +321,6 @@ function proxyCommand(socket: string, command: string): Promise<string> {
     client.on('error', reject);
     client.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
   });
-}
-
-function readText(file: string): string | null {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return null;
-  }
 }
 
 /** A member's folders, made for the first start of the cluster or of a member added later. */
