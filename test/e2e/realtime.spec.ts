@@ -21,6 +21,8 @@ test('a DebugMessage sent to all appears as a toast in another signed-in browser
   const receiver = await signedInPage(browser, url, regular);
 
   await sender.goto(`${url}/debug`);
+  // The page load opened a new connection: a message sent to all before it is live would pass it by.
+  await expect(liveStatus(sender)).toHaveAccessibleName(/Live$/);
   await sender.getByRole('textbox', { name: 'Message' }).fill('Maintenance at noon');
   await sender.getByRole('button', { name: 'Send to all' }).click();
 
