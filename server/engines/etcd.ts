@@ -6,7 +6,7 @@ import { ensureEtcdAuth, etcdRootEnv, giveCloneRoot, turnAuthOffForFirstStart } 
 import { writeInstanceFile } from './instanceFiles';
 import { parameterPolicy } from './parameterPolicy';
 import { checkValue, thisHost } from './parameterValues';
-import { EngineError, giveToEngineUser, isAlive, isProcessOf, run, spawnDetached } from './processRunner';
+import { EngineError, giveToEngineUser, isAlive, isProcessOf, readPidFile, run, spawnDetached } from './processRunner';
 import { instanceUser, migrateInstanceFolder, removeInstanceUser, type EngineUser } from './instanceUsers';
 import { instanceLimits } from './confinement';
 import { maintenanceChecks } from './etcdMaintenance';
@@ -85,12 +85,8 @@ export const etcdBackupFormat = 'warden-etcd-v1 (tar: manifest.json, snapshot.db
 /** etcd 3.4 (Debian's etcd-server): one member, or a cluster of 3 or 5, on loopback client and peer ports, zap JSON logs. */
 export function etcdEngine(binaries: EngineBinaries): Engine {
   const memberPid = (m: Pick<Member, 'pidFile'>): number | null => {
-    try {
-      const value = Number(fs.readFileSync(m.pidFile, 'utf8').trim());
-      return Number.isInteger(value) && value > 0 && isProcessOf(value, binaries.etcdBin) ? value : null;
-    } catch {
-      return null;
-    }
+    const value = readPidFile(m.pidFile);
+    return value !== null && isProcessOf(value, binaries.etcdBin) ? value : null;
   };
   /** A running member's pid (the first's when it runs): the instance runs while any member does. */
   const pid = (rt: InstanceRuntime): number | null => {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { InstanceRuntime } from './engine';
 import { etcdRootCall } from './etcdAuth';
 import { healthy } from './etcdMembers';
-import { EngineError, isAlive, isProcessOf } from './processRunner';
+import { EngineError, isAlive, isProcessOf, readPidFile } from './processRunner';
 
 // Growing and shrinking an etcd cluster one member at a time, through etcd's own member add and
 // remove (DESIGN §12): the cluster learns of a member before its process starts, and forgets it
@@ -68,12 +68,7 @@ export async function removeMember(rt: InstanceRuntime, peerPort: number, folder
   const listed = members.find((m) => m.peerURLs?.includes(`http://127.0.0.1:${peerPort}`));
   const id = listed?.ID;
   if (id) await whenSettled(() => etcdRootCall(rt, asked, 'cluster/member/remove', { ID: id }));
-  let pid: number | null;
-  try {
-    pid = Number(fs.readFileSync(pidFile, 'utf8').trim());
-  } catch {
-    pid = null;
-  }
+  const pid = readPidFile(pidFile);
   if (pid && isProcessOf(pid, etcdBin)) {
     // A removed member stops by itself; SIGTERM ends one that has not noticed yet.
     for (let waited = 0; waited < 5_000 && isAlive(pid); waited += 100) await sleep(100);

@@ -17,7 +17,6 @@ import {
   patroniBin,
   patroniPid,
   patroniPython,
-  readPid,
   readSecret,
   readText,
   restUser,
@@ -28,7 +27,7 @@ import {
   type ClusterTools,
 } from './pgClusterLayout';
 import { newPassword, writeSecret } from './pgRoles';
-import { EngineError, giveToEngineUser, isAlive, isProcessOf, spawnDetached } from './processRunner';
+import { EngineError, giveToEngineUser, isAlive, isProcessOf, readPidFile, spawnDetached } from './processRunner';
 
 export { clusterMembers, haproxyBin, memberSocketDir, patroniBin, patroniPid, type ClusterMember, type ClusterSpec, type ClusterTools } from './pgClusterLayout';
 export {
@@ -251,7 +250,7 @@ function parentOf(pid: number): number | null {
 
 /** Ends what is left of a member whose Patroni is gone: its postgres, in the same namespace, goes with the namespace's init. */
 function endMemberLeftovers(m: ClusterMember) {
-  const init = readPid(memberFiles(m).sandboxPid);
+  const init = readPidFile(memberFiles(m).sandboxPid);
   // Only while the pid is still a bwrap: a pid file may outlive its process, and the pid be taken by another.
   if (init !== null && isProcessOf(init, '/usr/bin/bwrap')) {
     try {
@@ -505,7 +504,7 @@ export function memberPostmasterPid(rt: InstanceRuntime, ordinal: number, postgr
   if (!fs.existsSync(dir)) return null;
   const m: ClusterMember = { ordinal, name: `${rt.id}-${ordinal}`, dir, port: 0, restPort: 0 };
   // Confined, the member's namespace init; unconfined (a server not run as root), its Patroni.
-  const init = readPid(memberFiles(m).sandboxPid);
+  const init = readPidFile(memberFiles(m).sandboxPid);
   const root = init !== null && isProcessOf(init, '/usr/bin/bwrap') ? init : patroniPid(m);
   if (root === null) return null;
   const queue = [root];

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ClusterPresetName } from '../../contracts/clusters';
 import type { InstanceRuntime } from './engine';
-import { EngineError, isProcessOf } from './processRunner';
+import { EngineError, isProcessOf, readPidFile } from './processRunner';
 
 // Where a PostgreSQL cluster's pieces are (pgCluster.ts): its spec, its members' folders, ports and
 // files, and the processes found from them. Both the cluster's lifecycle and its Patroni REST calls
@@ -101,24 +101,15 @@ export function readSecret(file: string): string {
   return fs.readFileSync(file, 'utf8').trim();
 }
 
-export function readPid(file: string): number | null {
-  try {
-    const value = Number(fs.readFileSync(file, 'utf8').trim());
-    return Number.isInteger(value) && value > 0 ? value : null;
-  } catch {
-    return null;
-  }
-}
-
 /** Patroni's process on the host, when it runs. */
 export function patroniPid(m: ClusterMember): number | null {
-  const pid = readPid(memberFiles(m).pid);
+  const pid = readPidFile(memberFiles(m).pid);
   return pid !== null && isProcessOf(pid, patroniPython) ? pid : null;
 }
 
 /** HAProxy's master process, when it runs. */
 export function haproxyPid(rt: InstanceRuntime): number | null {
-  const pid = readPid(clusterFiles(rt).haproxyPid);
+  const pid = readPidFile(clusterFiles(rt).haproxyPid);
   return pid !== null && isProcessOf(pid, haproxyBin) ? pid : null;
 }
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { InstanceRuntime } from './engine';
 import { writeInstanceFile } from './instanceFiles';
-import { EngineError, isAlive, isProcessOf, spawnDetached } from './processRunner';
+import { EngineError, isAlive, isProcessOf, readPidFile, spawnDetached } from './processRunner';
 import { endLeftovers, instanceUser, migrateInstanceFolder } from './instanceUsers';
 
 // The postmaster as a process: started, found, signalled and stopped by Warden itself. pg_ctl would
@@ -30,15 +30,6 @@ export interface PostmasterOptions {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const readyWithinMs = 60_000;
 const stoppedWithinMs = 60_000;
-
-function readPid(file: string): number | null {
-  try {
-    const value = Number(fs.readFileSync(file, 'utf8').split('\n')[0]);
-    return Number.isInteger(value) && value > 0 ? value : null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * postmaster.pid's status (line 8) and when it was last written, once a server has written it. Its
@@ -72,7 +63,7 @@ export function pgPostmaster({ postgres, files, afterStart, beforeStart, binds }
    */
   const pid = (rt: InstanceRuntime): number | null => {
     const f = files(rt);
-    const recorded = fs.existsSync(f.pidFile) ? readPid(f.pidFile) : readPid(`${f.data}/postmaster.pid`);
+    const recorded = fs.existsSync(f.pidFile) ? readPidFile(f.pidFile) : readPidFile(`${f.data}/postmaster.pid`);
     return recorded !== null && isProcessOf(recorded, postgres) ? recorded : null;
   };
 

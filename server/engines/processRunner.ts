@@ -94,6 +94,16 @@ export function giveToEngineUser(user: EngineUser | null, target: string): void 
   if (user) fs.chownSync(target, user.uid, user.gid);
 }
 
+/** The pid a pid file names on its first line (postmaster.pid has more lines), or null without one. */
+export function readPidFile(file: string): number | null {
+  try {
+    const value = Number(fs.readFileSync(file, 'utf8').split('\n')[0].trim());
+    return Number.isInteger(value) && value > 0 ? value : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Whether a process runs. A killed engine whose parent never reaps it lingers as a zombie: that is dead too. */
 export function isAlive(pid: number): boolean {
   try {
