@@ -357,7 +357,47 @@ export async function startCluster(rt: InstanceRuntime, tools: ClusterTools, wit
     for (const m of stopped) await spawnMember(rt, m, binds);
   }
   await runProxy(rt);
-  return waitFor(rt, stopped, withinMs);
+  const leader = await waitFor(rt, stopped, withinMs);
+  await untilProxyRoutes(rt, leader);
+  return leader;
+}
+
+/**
+ * Until HAProxy's read-write address sends sessions to the leader alone. A proxy just started counts
+ * every member up until its first check, and checks that ran before the leader served marked it down
+ * until the next: a client connecting meanwhile would reach a replica (cut off when its check fails)
+ * or no member at all. Waits a few check intervals at most, then leaves the checks to settle it.
+ */
+async function untilProxyRoutes(rt: InstanceRuntime, leader: ClusterMember): Promise<void> {
+  const f = files(rt);
+  const timing = clusterPresets[specOf(rt).preset];
+  const withinMs = timing.checkIntervalMs * (timing.checkFall + 2) + 2_000;
+  if (f.haproxySocket.length > socketPathMax) {
+    await sleep(timing.checkIntervalMs + 1_000);
+    return;
+  }
+  const deadline = Date.now() + withinMs;
+  while (Date.now() < deadline) {
+    const stats = await proxyCommand(f.haproxySocket, 'show stat').catch(() => '');
+    if (routesToLeaderAlone(stats, leader.name)) return;
+    await sleep(100);
+  }
+}
+
+/**
+ * Whether HAProxy's statistics (`show stat`, CSV) show the read-write address checked through: the
+ * leader up after a check, every other member down or not yet checked never counted as up.
+ */
+export function routesToLeaderAlone(stats: string, leader: string): boolean {
+  const [head, ...rows] = stats.split('\n').filter((line) => line.trim() !== '');
+  if (!head?.startsWith('#')) return false;
+  const columns = head.replace(/^#\s*/, '').split(',');
+  const at = (name: string) => columns.indexOf(name);
+  const [px, sv, status, check] = [at('pxname'), at('svname'), at('status'), at('check_status')];
+  const servers = rows.map((row) => row.split(',')).filter((c) => c[px] === 'read_write' && c[sv] !== 'FRONTEND' && c[sv] !== 'BACKEND');
+  const up = (c: string[]) => c[status].startsWith('UP') && c[check] !== 'INI';
+  const leaderRow = servers.find((c) => c[sv] === leader);
+  return leaderRow !== undefined && up(leaderRow) && servers.every((c) => c[sv] === leader || c[status].startsWith('DOWN'));
 }
 
 /** Every member's configuration written afresh, and re-read by the Patroni of each member that runs (a reload of its postgres). */
