@@ -9,6 +9,18 @@ const webTransformIgnorePatterns = [
   '/node_modules/(?!(typebox|@fastify/type-provider-typebox|rettime|until-async|@open-draft/deferred-promise)/)',
 ];
 
+/**
+ * The server suites that run on the PostgreSQL store as well (paths under test/server without
+ * .test.ts): every suite of the HTTP API over the store with inert engines. Suites that mostly
+ * drive PostgreSQL and etcd processes run on SQLite alone; their store calls are these suites' calls.
+ */
+const postgresSuites = [
+  ...['access', 'admin', 'audit', 'authHardening', 'authz', 'debug', 'groups', 'hub', 'hubScoping', 'hubStatefulReconnect', 'inputLimits', 'login', 'logs', 'logsHub'],
+  ...['identityConfig', 'identityMail', 'identityPassword', 'identityRegistration', 'identitySessions', 'identityTwoFactor', 'platform', 'problems', 'rbac', 'spa', 'statistics'],
+  ...['backups/backupPins', 'backups/backupScoping', 'backups/downloads', 'metrics/sparklines', 'metrics/store', 'releases/clientVersions'],
+  ...['instances/groupLimits', 'instances/instancesApi', 'instances/quotas', 'instances/scopingLeaks', 'instances/scratchNames', 'main'],
+];
+
 const config: Config = {
   // Screens wait up to 10 s for what they render (test/web/setup.ts); a test may wait several times.
   testTimeout: 30_000,
@@ -26,6 +38,19 @@ const config: Config = {
       displayName: 'server',
       testEnvironment: 'node',
       roots: ['<rootDir>/test/server'],
+      transform,
+      transformIgnorePatterns,
+    },
+    // The same suites on a PostgreSQL store (test/server/testStore.ts): every suite whose store work
+    // is its subject. Suites that mostly drive engines run on SQLite alone; the store is the same code.
+    {
+      displayName: 'server-postgres',
+      testEnvironment: 'node',
+      roots: ['<rootDir>/test/server'],
+      testMatch: postgresSuites.map((suite) => `<rootDir>/test/server/${suite}.test.ts`),
+      globals: { wardenStore: 'postgres' },
+      globalSetup: '<rootDir>/test/server/postgresPassSetup.ts',
+      globalTeardown: '<rootDir>/test/server/postgresPassTeardown.ts',
       transform,
       transformIgnorePatterns,
     },

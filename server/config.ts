@@ -12,6 +12,13 @@ export interface Config {
   port: number;
   /** Absolute. Holds the store and, later, instances' data and local backups. */
   dataDir: string;
+  /**
+   * The store on PostgreSQL (WARDEN_DATABASE_URL=postgres://user:password@host:port/database), shared
+   * by several servers; absent, the embedded SQLite store in the data folder.
+   */
+  databaseUrl?: string;
+  /** The most connections this server keeps to a PostgreSQL store (WARDEN_DATABASE_POOL, default 10). */
+  databasePoolSize?: number;
   /** Origin (and optional base path) users reach Warden at; no trailing slash. */
   publicUrl: string;
   /** Origins allowed to make cookie-authenticated mutating calls (CSRF defence) and hub upgrades. */
@@ -100,6 +107,8 @@ export function loadConfig(env: Env = process.env): Config {
     host: read('WARDEN_HOST') ?? '127.0.0.1',
     port: parseInteger('WARDEN_PORT', read('WARDEN_PORT'), 8080, 0, 65535),
     dataDir: path.resolve(read('WARDEN_DATA_DIR') ?? './data'),
+    databaseUrl: parseDatabaseUrl(read('WARDEN_DATABASE_URL')),
+    databasePoolSize: parseInteger('WARDEN_DATABASE_POOL', read('WARDEN_DATABASE_POOL'), 10, 1, 1_000),
     publicUrl,
     allowedOrigins: parseOrigins(read('WARDEN_ALLOWED_ORIGINS'), new URL(publicUrl).origin),
     adminEmail: parseEmail(read('WARDEN_ADMIN_EMAIL') ?? 'admin@warden.local'),
@@ -251,6 +260,22 @@ function parseSmtpUrl(raw: string | undefined): string | undefined {
   if (protocol !== 'smtp:' && protocol !== 'smtps:') {
     throw new Error('WARDEN_SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtps://user:password@mail.example.com:465');
   }
+  return raw;
+}
+
+/** A postgres:// or postgresql:// address with a host and a database; its password never in the error. */
+function parseDatabaseUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const bad = (why: string) => new Error(`WARDEN_DATABASE_URL must be postgres://user:password@host:port/database (${why})`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw bad('not a URL');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw bad(`${url.protocol.replace(/:$/, '')} is not postgres`);
+  if (!url.hostname) throw bad('no host');
+  if (url.pathname.replace(/^\//, '') === '') throw bad('no database');
   return raw;
 }
 

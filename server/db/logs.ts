@@ -118,8 +118,8 @@ export interface LogFilter {
   /** An instance's entries, or null for the control plane's own (admins only; the route checks). */
   instanceId?: string | null;
   handler?: string;
-  /** An FTS query (logSearch.ftsQuery). */
-  search?: string;
+  /** Words every entry found holds (logSearch.searchWords). */
+  search?: string[];
   /** Inclusive, ISO. */
   from?: string;
   /** Exclusive, ISO. */
@@ -147,7 +147,7 @@ function filtered(db: Db, filter: LogFilter) {
   else if (filter.instanceId !== undefined) q = q.where('logs.instance_id', '=', filter.instanceId);
   if (filter.levels) q = filter.levels.length > 0 ? q.where('logs.level', 'in', filter.levels) : q.where(sql<SqlBool>`1 = 0`);
   if (filter.handler) q = q.where('logs.handler', '=', filter.handler);
-  if (filter.search) q = q.where(matchesSearch(filter.search));
+  if (filter.search) q = q.where(matchesSearch(db, filter.search));
   if (filter.from) q = q.where('logs.timestamp', '>=', filter.from);
   if (filter.to) q = q.where('logs.timestamp', '<', filter.to);
   return q;

@@ -1,4 +1,5 @@
 import { sql, type Expression } from 'kysely';
+import { larger } from './storeSql';
 import type { Db } from './schema';
 
 // The metric series of instances (server/metrics): one row per instance, resolution and time, the
@@ -99,7 +100,7 @@ export async function readRecentSamples(
       .select(['i.id as instanceId', sql<number | null>`s.resolution`.as('resolution'), sql<number | null>`s.at`.as('at'), sql<string | null>`s.data`.as('data')]);
   const newestRolledUp = sql<number>`(select max(r.at) from metric_samples r where r.series_id = ms.id and r.resolution = ${resolution})`;
   const rows = await samplesSince(resolution, sql.lit(from))
-    .unionAll(samplesSince(resolution - 1, sql<number>`max(${sql.lit(from)}, coalesce(${newestRolledUp} + ${sql.lit(stepMs)}, 0))`))
+    .unionAll(samplesSince(resolution - 1, larger(db, sql.lit(from), sql<number>`coalesce(${newestRolledUp} + ${sql.lit(stepMs)}, 0)`)))
     .unionAll(
       inScope().select([
         'i.id as instanceId',

@@ -1,5 +1,6 @@
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 import { installLogSearch } from './logSearch';
+import { isPostgres } from './postgresStore';
 
 // Migrations live in code (DESIGN §3) and only use Kysely's schema builder, so they run unchanged
 // on the PostgreSQL store later. Never edit a shipped migration; add the next one.
@@ -371,6 +372,8 @@ const migrations: Record<string, Migration> = {
       // (bench/instances.ts). It serves all the previous index served, so it replaces it. On a
       // PostgreSQL store a B-tree entry holds at most about 2.7 kB, less than a 1,000-character
       // description written in 3- or 4-byte characters: there, search needs a trigram index instead.
+      // A PostgreSQL store keeps the index it had (its form of this migration, side by side).
+      if (isPostgres(db)) return;
       await db.schema
         .createIndex('instances_group_status_name_description')
         .on('instances')

@@ -11,15 +11,18 @@ import {
   type SqliteStatement,
 } from 'kysely';
 import type { Config } from '../config';
+import { openPostgresStore } from './postgresStore';
 import type { Db, Database } from './schema';
 
 export const storeFileName = 'warden.sqlite';
 
 /**
- * Opens the embedded SQLite store `<dataDir>/warden.sqlite` (creating the folder), or an in-memory
- * store for tests. Run `migrateToLatest` before use; `db.destroy()` closes it.
+ * Opens the store: on PostgreSQL when the configuration names one (databaseUrl), otherwise the
+ * embedded SQLite store `<dataDir>/warden.sqlite` (creating the folder), or an in-memory store for
+ * tests. Run `migrateToLatest` before use; `db.destroy()` closes it.
  */
-export function openDb(target: Pick<Config, 'dataDir'> | ':memory:'): Db {
+export function openDb(target: (Pick<Config, 'dataDir'> & Partial<Pick<Config, 'databaseUrl' | 'databasePoolSize'>>) | ':memory:'): Db {
+  if (target !== ':memory:' && target.databaseUrl) return openPostgresStore(target.databaseUrl, target.databasePoolSize);
   let file = ':memory:';
   if (target !== ':memory:') {
     // Engines run as users of their own and traverse the data folder to reach their instances: they

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Duplex } from 'node:stream';
 import { problemContentType, type Problem } from '../../contracts/problem';
+import { isStoreUnreachable } from '../db/postgresStore';
 
 // The one place errors become RFC 9457 problem details (DESIGN §6). Handlers throw HttpProblem;
 // everything else Fastify or a plugin throws is mapped here; anything unexpected is a bare 500.
@@ -163,11 +164,20 @@ function diskProblem(error: unknown): HttpProblem | null {
   return null;
 }
 
+/** How long a client is asked to wait before trying again while the store is out of reach. */
+const storeRetryAfterSeconds = 5;
+
 /** Maps anything thrown while handling a request to the problem to answer, or null for a 500. */
 export function toProblem(error: FastifyError | Error): HttpProblem | null {
   if (error instanceof HttpProblem) return error;
   const disk = diskProblem(error);
   if (disk) return disk;
+  if (isStoreUnreachable(error)) {
+    return new HttpProblem(503, 'The store cannot be reached just now (its server is down or restarting). Try again in a few seconds.', {
+      title: 'Store unavailable',
+      headers: { 'retry-after': String(storeRetryAfterSeconds) },
+    });
+  }
   const { code, statusCode, validation } = error as Partial<FastifyError>;
   if (validation) return validationProblem(fieldErrors(validation as AjvError[]));
   switch (code) {

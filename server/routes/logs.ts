@@ -20,7 +20,7 @@ import { audited } from '../authz/audited';
 import type { Authorization } from '../authz/authorization';
 import type { AppContext } from '../context';
 import { findInstance } from '../db/instances';
-import { ftsQuery } from '../db/logSearch';
+import { searchWords } from '../db/logSearch';
 import { logHistogram, logSize, queryLogPage, removeLogs, streamLogs, type LogFilter, type LogScope, type StoredLogRow } from '../db/logs';
 import { callerEmail, principalOf } from '../http/auth';
 import { HttpProblem, validationProblem } from '../http/problems';
@@ -93,9 +93,9 @@ export const logRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext; authz: Auth
     }
     if (query.handler) filter.handler = query.handler;
     if (query.search !== undefined && query.search.trim() !== '') {
-      const fts = ftsQuery(query.search);
-      if (!fts) throw validationProblem({ search: ['must contain at least one word (letters or digits)'] });
-      filter.search = fts;
+      const words = searchWords(query.search);
+      if (!words) throw validationProblem({ search: ['must contain at least one word (letters or digits)'] });
+      filter.search = words;
     }
     if (query.from) filter.from = new Date(query.from).toISOString();
     if (query.to) filter.to = new Date(query.to).toISOString();

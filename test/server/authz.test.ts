@@ -1,10 +1,9 @@
 import { HttpTransportType, HubConnectionBuilder, LogLevel, type HubConnection } from '@microsoft/signalr';
 import { createAuthorization, type Authorization } from '../../server/authz/authorization';
 import { addMembers, createGroup, noInstancesYet, type GroupInstances } from '../../server/db/groups';
-import { migrateToLatest } from '../../server/db/migrations';
-import { openDb } from '../../server/db/open';
 import type { Db } from '../../server/db/schema';
 import { addUser, cookieLogin, origin, setup, type Harness } from './helpers';
+import { closeTestDb, openTestDb } from './testStore';
 
 /** Instances i-pay (in the Payments group) and i-loose (in none); no other instance exists. */
 function instancesIn(payments: () => string): GroupInstances {
@@ -24,8 +23,7 @@ describe('createAuthorization', () => {
   let outsider: { userId: string; role: 'regular' };
 
   beforeEach(async () => {
-    db = openDb(':memory:');
-    await migrateToLatest(db);
+    db = await openTestDb();
     member = { userId: (await addUser(db, 'member@example.com')).id, role: 'regular' };
     outsider = { userId: (await addUser(db, 'outsider@example.com')).id, role: 'regular' };
     const now = new Date();
@@ -34,7 +32,7 @@ describe('createAuthorization', () => {
     await addMembers(db, payments, [member.userId], now);
     authz = createAuthorization(db, instancesIn(() => payments));
   });
-  afterEach(() => db.destroy());
+  afterEach(() => closeTestDb(db));
 
   it('lets admins see every group, and regular users only theirs', async () => {
     expect(await authz.visibleGroupIds(admin)).toBeNull();

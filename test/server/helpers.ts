@@ -3,12 +3,11 @@ import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, type AppDeps } from '../../server/app';
 import type { Config } from '../../server/config';
-import { migrateToLatest } from '../../server/db/migrations';
-import { openDb } from '../../server/db/open';
 import type { Db } from '../../server/db/schema';
 import { createUser } from '../../server/db/users';
 import { debianEngineBinaries } from '../../server/engines/detect';
 import type { Role } from '../../contracts/roles';
+import { closeTestDb, openTestDb } from './testStore';
 
 export const origin = 'http://127.0.0.1:8080';
 export const goodPassword = 'Correct-Horse-7';
@@ -58,8 +57,7 @@ export async function setup(
   options: { config?: Partial<Config> } & Omit<AppDeps, 'db' | 'clock'> = {},
 ): Promise<Harness> {
   const { config, ...deps } = options;
-  const db = openDb(':memory:');
-  await migrateToLatest(db);
+  const db = await openTestDb();
   const clock = fakeClock();
   const app = buildApp(testConfig(config), { ...deps, db, clock: clock.now, logger: deps.logger ?? false });
   return {
@@ -68,7 +66,7 @@ export async function setup(
     clock,
     async close() {
       await app.close();
-      await db.destroy();
+      await closeTestDb(db);
     },
   };
 }

@@ -4,10 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../../server/app';
 import { UrlSigner } from '../../server/backups/signedUrls';
-import { migrateToLatest } from '../../server/db/migrations';
-import { openDb } from '../../server/db/open';
 import type { Db } from '../../server/db/schema';
 import { addUser, goodPassword, origin, testConfig } from './helpers';
+import { closeTestDb, openTestDb } from './testStore';
 
 // Bad input never answers 5xx, and every error is a problem document (DESIGN §6, §11 "Inputs"),
 // including the ones Node's HTTP parser answers before Fastify sees a request: checked against a
@@ -22,8 +21,7 @@ let admin: string;
 
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warden-inputs-'));
-  db = openDb(':memory:');
-  await migrateToLatest(db);
+  db = await openTestDb();
   await addUser(db, 'admin@example.com', 'admin');
   app = buildApp(testConfig({ dataDir, loginRateLimit: 3 }), { db, logger: false, supervise: false });
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -39,7 +37,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app.close();
-  await db.destroy();
+  await closeTestDb(db);
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -8,6 +8,7 @@ import { openDb } from '../../server/db/open';
 import { countUsers, findByEmail } from '../../server/db/users';
 import { startServer } from '../../server/main';
 import { testConfig } from './helpers';
+import { testStoreConfig } from './testStore';
 
 describe('first admin', () => {
   it('is created on an empty store with a generated password, and only then', async () => {
@@ -46,7 +47,7 @@ describe('startServer', () => {
   afterEach(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   it('prints the first admin once in a box, listens on the real port, and serves sign-in', async () => {
-    const config = testConfig({ dataDir, port: 0 });
+    const config = testConfig({ dataDir, port: 0, ...(await testStoreConfig()) });
     const printed: string[] = [];
 
     const server = await startServer(config, { print: (text) => printed.push(text) });

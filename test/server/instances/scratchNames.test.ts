@@ -10,6 +10,7 @@ import { pgSocketDir } from '../../../server/engines/pg';
 import { InProcessBus } from '../../../server/hub/bus';
 import { sandboxName } from '../../../server/scripts/sandbox';
 import { testConfig } from '../helpers';
+import { testStoreConfig } from '../testStore';
 
 // A scratch PostgreSQL instance listens on <data dir>/instances/.scratch-pg-<name>/run/.s.PGSQL.<port>. A Unix
 // socket address holds 107 bytes (sun_path is 108 with its NUL) and PostgreSQL refuses to start on a longer
@@ -25,7 +26,7 @@ let app: App;
 
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warden-scratch-names-'));
-  db = openDb({ dataDir });
+  db = openDb({ dataDir, ...(await testStoreConfig()) });
   await migrateToLatest(db);
   app = buildApp(testConfig({ dataDir, instancePorts: { from: 16400, to: 16999 } }), { db, bus: new InProcessBus(), logger: false });
   await app.ready();

@@ -18,6 +18,7 @@ import { removeInstanceUser } from '../../../server/engines/instanceUsers';
 import { InProcessBus, type HubEvent } from '../../../server/hub/bus';
 import { pitrOptions } from '../../../server/pitr/pitrConfig';
 import { addUser, origin, testConfig } from '../helpers';
+import { dropTestDatabase, testStoreConfig } from '../testStore';
 
 /**
  * A server with the real engines over a store file in a fresh data dir the engine user can reach,
@@ -68,10 +69,13 @@ function workerPorts(): { from: number; to: number } {
 export async function instanceWorld(options: { pitr?: boolean | { s3: NonNullable<PitrConfig['s3']> } } = {}): Promise<InstanceWorld> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warden-instances-'));
   fs.chmodSync(dataDir, 0o711);
-  const db = openDb({ dataDir });
+  // On the PostgreSQL pass, a database of its own stands for the data folder's store.
+  const store = await testStoreConfig();
+  const db = openDb({ dataDir, ...store });
   await migrateToLatest(db);
   const config = testConfig({
     dataDir,
+    ...store,
     instancePorts: workerPorts(),
     probeIntervalMs: 3_600_000,
     logPollMs: 3_600_000,
@@ -160,6 +164,7 @@ export async function instanceWorld(options: { pitr?: boolean | { s3: NonNullabl
         await removeInstanceUser(row.id);
       }
       await db.destroy();
+      if (store.databaseUrl) await dropTestDatabase(store.databaseUrl);
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

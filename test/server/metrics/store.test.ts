@@ -2,12 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { metricResolutions } from '../../../contracts/statistics';
 import { deleteInstanceRow, insertInstance } from '../../../server/db/instances';
 import { insertSamples, readSamples, seriesIdOf } from '../../../server/db/metrics';
-import { migrateToLatest } from '../../../server/db/migrations';
-import { openDb } from '../../../server/db/open';
 import type { Db } from '../../../server/db/schema';
 import { pickResolution, queryMetrics } from '../../../server/metrics/query';
 import { maintainMetrics, rollUp } from '../../../server/metrics/retention';
 import { averageBuckets, decodeValues, encodeValues, type MetricValues } from '../../../server/metrics/series';
+import { closeTestDb, openTestDb } from '../testStore';
 
 // Downsampling and retention with times chosen by the test: which samples fall in which bucket,
 // when a bucket is complete enough to roll up, and when each resolution's rows expire.
@@ -29,8 +28,7 @@ const rows = async (resolution: number, from = 0, to = Number.MAX_SAFE_INTEGER) 
   (await readSamples(db, seriesId, resolution, from, to)).map((row) => ({ at: Number(row.at), values: decodeValues(row.data) }));
 
 beforeEach(async () => {
-  db = openDb(':memory:');
-  await migrateToLatest(db);
+  db = await openTestDb();
   instanceId = randomUUID();
   await insertInstance(db, {
     id: instanceId, name: 'orders', type: 'pg', status: 'running', desired_state: 'running', status_reason: null,
@@ -39,7 +37,7 @@ beforeEach(async () => {
   });
   seriesId = await seriesIdOf(db, instanceId);
 });
-afterEach(() => db.destroy());
+afterEach(() => closeTestDb(db));
 
 describe('the packed values', () => {
   it('round-trip, keep integers exact, and drop what is absent or not finite', () => {
