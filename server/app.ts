@@ -21,6 +21,7 @@ import { securityHeaders } from './http/security';
 import { spa } from './http/spa';
 import { validatorCompiler } from './http/validation';
 import { InProcessBus, type EventBus } from './hub/bus';
+import { PostgresBus } from './hub/postgresBus';
 import { defaultHubLimits, Hub, type HubLimits } from './hub/hub';
 import { groupMethods } from './hub/methods';
 import { hubRoute } from './hub/route';
@@ -86,7 +87,8 @@ export interface AppDeps {
  */
 export function buildApp(config: Config, deps: AppDeps = {}) {
   const db = deps.db ?? openDb(config);
-  const bus = deps.bus ?? new InProcessBus();
+  // Several servers on one PostgreSQL store deliver each other's events through it.
+  const bus = deps.bus ?? (config.databaseUrl ? new PostgresBus({ url: config.databaseUrl, db, warn: (message, err) => app.log.warn({ err }, message) }) : new InProcessBus());
 
   const app = Fastify({
     logger: deps.logger === false ? false : loggerOptions(deps.logger?.level ?? config.logLevel, deps.logger?.stream),
@@ -190,6 +192,8 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
     await backups.close();
     await instances.close();
   });
+  // The bus's last events go out on the store before it closes.
+  if (bus instanceof PostgresBus) app.addHook('onClose', async () => bus.close());
   if (!deps.db) app.addHook('onClose', async () => db.destroy());
 
   // Every answer names its request; a problem's body does too, and the log lines carry it as reqId.

@@ -263,19 +263,24 @@ function parseSmtpUrl(raw: string | undefined): string | undefined {
   return raw;
 }
 
-/** A postgres:// or postgresql:// address with a host and a database; its password never in the error. */
-function parseDatabaseUrl(raw: string | undefined): string | undefined {
-  if (raw === undefined) return undefined;
-  const bad = (why: string) => new Error(`WARDEN_DATABASE_URL must be postgres://user:password@host:port/database (${why})`);
+/** What is wrong with a PostgreSQL store's address (postgres:// or postgresql://, a host, a database), or null; never the address itself, which may hold a password. */
+export function databaseUrlProblem(raw: string): string | null {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw bad('not a URL');
+    return 'not a URL';
   }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw bad(`${url.protocol.replace(/:$/, '')} is not postgres`);
-  if (!url.hostname) throw bad('no host');
-  if (url.pathname.replace(/^\//, '') === '') throw bad('no database');
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') return `${url.protocol.replace(/:$/, '')} is not postgres`;
+  if (!url.hostname) return 'no host';
+  if (url.pathname.replace(/^\//, '') === '') return 'no database';
+  return null;
+}
+
+function parseDatabaseUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const problem = databaseUrlProblem(raw);
+  if (problem) throw new Error(`WARDEN_DATABASE_URL must be postgres://user:password@host:port/database (${problem})`);
   return raw;
 }
 

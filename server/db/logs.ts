@@ -2,7 +2,7 @@ import { sql, type Selectable, type SqlBool } from 'kysely';
 import type { LogEntry, LogLevel } from '../../contracts/logs';
 import type { OffsetStore } from '../logs/tailer';
 import { matchesSearch } from './logSearch';
-import { escapeLike, like } from './paging';
+import { containsAnyCase } from './paging';
 import type { Db, LogsTable } from './schema';
 
 export interface NewLogEntry {
@@ -27,7 +27,13 @@ function toEntry(row: Selectable<LogsTable>): LogEntry {
 }
 
 /** Stores entries in one statement per chunk and answers them with their ids, in order. */
-export async function insertLogEntries(db: Db, entries: NewLogEntry[]): Promise<LogEntry[]> {
+/** The null character stands as U+FFFD: PostgreSQL's text cannot hold it, and a log line may carry one. */
+const withoutNul = (text: string) => (text.includes('\0') ? text.replaceAll('\0', '\uFFFD') : text);
+
+export async function insertLogEntries(db: Db, given: NewLogEntry[]): Promise<LogEntry[]> {
+  const entries = given.some((e) => e.message.includes('\0') || e.handler.includes('\0'))
+    ? given.map((e) => ({ ...e, handler: withoutNul(e.handler), message: withoutNul(e.message) }))
+    : given;
   const stored: LogEntry[] = [];
   // SQLite binds at most 32766 variables; seven columns a row.
   for (let start = 0; start < entries.length; start += 1000) {
@@ -74,7 +80,7 @@ export async function queryLogs(db: Db, query: LogQuery): Promise<{ items: LogEn
   q = query.instanceId === null ? q.where('instance_id', 'is', null) : q.where('instance_id', '=', query.instanceId);
   if (query.levels && query.levels.length > 0) q = q.where('level', 'in', query.levels);
   if (query.handler) q = q.where('handler', '=', query.handler);
-  if (query.search) q = q.where(like('message', `%${escapeLike(query.search)}%`));
+  if (query.search) q = q.where(containsAnyCase('message', query.search));
   if (query.from) q = q.where('timestamp', '>=', query.from);
   if (query.to) q = q.where('timestamp', '<=', query.to);
   if (query.cursor) q = q.where('id', '<', query.cursor);

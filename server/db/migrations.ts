@@ -451,6 +451,18 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('instances').addColumn('cluster', 'text').execute();
     },
   },
+  '0018_hub_payloads': {
+    async up(db) {
+      // Events too large for a notification, read by every server of a shared store by id (server/hub/postgresBus.ts).
+      await db.schema
+        .createTable('hub_payloads')
+        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+        .addColumn('body', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('hub_payloads_created_at').on('hub_payloads').column('created_at').execute();
+    },
+  },
 };
 
 /** Kysely's migrator over this build's migrations. */

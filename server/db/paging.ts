@@ -61,3 +61,8 @@ export function like(column: string, pattern: string): RawBuilder<boolean> {
 export function contains(column: string, text: string): RawBuilder<boolean> {
   return like(column, `%${escapeLike(text)}%`);
 }
+
+/** Whether the column contains the text, in any case: both lower-cased, as LIKE ignores case on SQLite but not on PostgreSQL. */
+export function containsAnyCase(column: string, text: string): RawBuilder<boolean> {
+  return sql<boolean>`lower(${sql.ref(column)}) like ${`%${escapeLike(text.toLowerCase())}%`} escape '\\'`;
+}

@@ -184,6 +184,14 @@ export interface LogTotalsTable {
   bytes: number;
 }
 
+/** An event too large for a notification, read by id by every server of a shared store. */
+export interface HubPayloadsTable {
+  id: Generated<number>;
+  /** The event as JSON. */
+  body: string;
+  created_at: string;
+}
+
 export interface LogOffsetsTable {
   /** Absolute path of an engine's log file. */
   file: string;
@@ -353,6 +361,7 @@ export interface Database {
   restore_points: RestorePointsTable;
   point_restores: PointRestoresTable;
   recovery_checks: RecoveryChecksTable;
+  hub_payloads: HubPayloadsTable;
 }
 
 export type Db = Kysely<Database>;

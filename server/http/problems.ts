@@ -172,6 +172,9 @@ export function toProblem(error: FastifyError | Error): HttpProblem | null {
   if (error instanceof HttpProblem) return error;
   const disk = diskProblem(error);
   if (disk) return disk;
+  // Only PostgreSQL's text refuses a character (the null character): the request's text is at fault.
+  const { code: sqlState } = error as { code?: unknown };
+  if (sqlState === '22021' || sqlState === '22P05') return new HttpProblem(400, 'The text holds a character the store cannot keep (the null character, U+0000).');
   if (isStoreUnreachable(error)) {
     return new HttpProblem(503, 'The store cannot be reached just now (its server is down or restarting). Try again in a few seconds.', {
       title: 'Store unavailable',

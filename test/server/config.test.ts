@@ -69,6 +69,21 @@ describe('loadConfig', () => {
     );
   });
 
+  it('puts the store on PostgreSQL when WARDEN_DATABASE_URL names one, with a bounded pool, and refuses any other address without echoing it', () => {
+    expect(loadConfig({})).toMatchObject({ databaseUrl: undefined, databasePoolSize: 10 });
+    const url = 'postgres://warden:s3cret@db.example.com:5432/warden';
+    expect(loadConfig({ WARDEN_DATABASE_URL: url, WARDEN_DATABASE_POOL: '25' })).toMatchObject({ databaseUrl: url, databasePoolSize: 25 });
+    for (const [bad, why] of [
+      ['mysql://warden:s3cret@db/warden', 'mysql is not postgres'],
+      ['postgres://warden:s3cret@db.example.com/', 'no database'],
+      ['db.example.com/warden', 'not a URL'],
+    ]) {
+      expect(() => loadConfig({ WARDEN_DATABASE_URL: bad })).toThrow(`WARDEN_DATABASE_URL must be postgres://user:password@host:port/database (${why})`);
+      expect(() => loadConfig({ WARDEN_DATABASE_URL: bad })).not.toThrow(/s3cret/);
+    }
+    expect(() => loadConfig({ WARDEN_DATABASE_POOL: '0' })).toThrow(/WARDEN_DATABASE_POOL/);
+  });
+
   it('defaults the allowed origins to the public URL origin', () => {
     expect(loadConfig({ WARDEN_PUBLIC_URL: 'https://ops.example.com:8443/warden' }).allowedOrigins).toEqual([
       'https://ops.example.com:8443',

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import { buildApp, type App } from '../../server/app';
-import { insertLogEntries } from '../../server/db/logs';
+import { insertLogEntries, queryLogs } from '../../server/db/logs';
 import { migrateToLatest, migrationNames } from '../../server/db/migrations';
 import { openDb } from '../../server/db/open';
 import { isPostgres, openPostgresStore } from '../../server/db/postgresStore';
@@ -119,6 +119,20 @@ describe('log search and totals on PostgreSQL', () => {
     expect(await search('example')).toEqual(['mail sent to ops@example.com']);
     expect(await search('checkpoint_completer')).toEqual(['checkpoint_completer done']);
     expect(await search('completer 8192')).toEqual(['checkpoint_completer done']);
+  });
+
+  it('keeps a log line holding the null character, which PostgreSQL text cannot hold, with U+FFFD in its place', async () => {
+    const [stored] = await insertLogEntries(store, [{ timestamp: '2030-01-01T00:00:01.000Z', level: 'information', instanceId: null, handler: 'Warden', message: 'odd\0byte', properties: {} }]);
+    expect(stored.message).toBe('odd\uFFFDbyte');
+    const { items } = await queryLogs(store, { instanceId: null, search: 'ODD', limit: 10 });
+    expect(items.map((e) => e.message)).toEqual(['odd\uFFFDbyte']);
+    await store.deleteFrom('logs').where('id', '=', stored.id).execute();
+  });
+
+  it('answers a text holding the null character with a 400 that says why, not a 500', async () => {
+    const res = await h.app.inject({ method: 'POST', url: '/groups', headers: { cookie, origin }, payload: { name: 'nul', description: 'a\u0000b' } });
+    const problem = expectProblem(res, 400);
+    expect(problem.detail).toMatch(/null character/);
   });
 
   it('keeps the running totals in step with inserts and deletes, as counted from the entries', async () => {
