@@ -22,6 +22,7 @@ import { spa } from './http/spa';
 import { validatorCompiler } from './http/validation';
 import { InProcessBus, type EventBus } from './hub/bus';
 import { PostgresBus } from './hub/postgresBus';
+import { sharedRateLimitStore } from './auth/sharedRateLimits';
 import { defaultHubLimits, Hub, type HubLimits } from './hub/hub';
 import { groupMethods } from './hub/methods';
 import { hubRoute } from './hub/route';
@@ -204,6 +205,8 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
   app.register(securityHeaders, { config });
   app.register(rateLimit, {
     global: false,
+    // Servers sharing a store count every client's calls together.
+    ...(config.databaseUrl && { store: sharedRateLimitStore(db) }),
     errorResponseBuilder: (_request, context) =>
       new HttpProblem(context.statusCode, `Too many requests; try again in ${context.after}.`),
   });

@@ -22,21 +22,21 @@ export class BackupDownloads {
   private readonly signer: UrlSigner;
 
   constructor(private readonly ctx: BackupContext) {
-    this.signer = new UrlSigner(ctx.deps.config.dataDir);
+    this.signer = new UrlSigner(ctx.deps.config.dataDir, ctx.deps.config.databaseUrl ? ctx.db : undefined);
   }
 
   async downloadUrl(instanceId: string, backupId: string): Promise<DownloadUrl> {
     const row = await this.ctx.requireBackup(instanceId, backupId);
     if (row.status !== 'succeeded') throw new HttpProblem(409, `The backup is ${row.status}: only a succeeded backup can be downloaded.`);
     const expiresAt = new Date(this.ctx.now().getTime() + downloadUrlLifetimeMs);
-    const { expires, signature } = this.signer.sign(backupId, expiresAt);
+    const { expires, signature } = await this.signer.sign(backupId, expiresAt);
     const base = this.ctx.deps.config.publicUrl;
     return { url: `${base}/downloads/backups/${backupId}?expires=${expires}&signature=${signature}`, expiresAt: expiresAt.toISOString() };
   }
 
   /** Checks a signed link and plans the answer; a full download is verified while it streams. */
   async openDownload(backupId: string, expires: number, signature: string, rangeHeader: string | undefined): Promise<DownloadPlan> {
-    const verdict = this.signer.check(backupId, expires, signature, this.ctx.now());
+    const verdict = await this.signer.check(backupId, expires, signature, this.ctx.now());
     if (verdict === 'invalid') throw new HttpProblem(403, 'This download link is not valid: ask the console for a new one.');
     if (verdict === 'expired') throw new HttpProblem(410, 'This download link has expired (links last 5 minutes): ask the console for a new one.');
     const row = await findBackupRow(this.ctx.db, backupId);

@@ -1,6 +1,6 @@
 import type { BackupSchedule, UpdateScheduleRequest } from '../../contracts/backups';
 import { fullBackupEveryDays, physicalFormatPrefix } from '../../contracts/backupValues';
-import { backupsOfInstance, enabledSchedules, findSchedule, markScheduleRun, saveSchedule } from '../db/backups';
+import { backupsOfInstance, enabledSchedules, findSchedule, claimScheduleRun, saveSchedule } from '../db/backups';
 import { validationProblem } from '../http/problems';
 import { message, type BackupContext } from './backupContext';
 import { describePolicy } from './backupRetention';
@@ -105,7 +105,8 @@ export class BackupScheduler {
           continue;
         }
         if (!slot) continue;
-        await markScheduleRun(this.ctx.db, schedule.instance_id, slot.toISOString());
+        // Another server sharing the store may have taken this slot since the schedules were read.
+        if (!(await claimScheduleRun(this.ctx.db, schedule.instance_id, schedule.last_run_at, slot.toISOString()))) continue;
         try {
           await takeBackup(this.ctx, schedule.instance_id, 'database', 'schedule', null, schedule.method === 'physical' ? await this.physicalKind(schedule.instance_id) : 'dump');
         } catch (error) {

@@ -1,39 +1,35 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Db } from '../db/schema';
+import { sharedSecret } from '../db/secrets';
 
 /**
  * Short-lived download links (HMAC-SHA256 over the backup id and the expiry). The key lives in
- * `<dataDir>/secrets`, so links survive a server restart and die with their expiry.
+ * `<dataDir>/secrets`, so links survive a server restart and die with their expiry; servers sharing a
+ * PostgreSQL store share one key kept in it, so a link made by one opens on any.
  */
 export class UrlSigner {
-  private readonly key: Buffer;
+  private key: Buffer | Promise<Buffer>;
 
-  constructor(dataDir: string) {
-    const file = path.join(dataDir, 'secrets', 'download-signing.key');
-    try {
-      this.key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64url');
-    } catch {
-      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-      const key = randomBytes(32);
-      fs.writeFileSync(file, `${key.toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
-      this.key = key;
-    }
-    if (this.key.length < 32) throw new Error(`${file} holds no usable signing key: delete it and restart.`);
+  constructor(dataDir: string, shared?: Db) {
+    this.key = shared ? sharedSecret(shared, 'download-signing') : fileKey(dataDir);
   }
 
-  private signature(backupId: string, expires: number): string {
-    return createHmac('sha256', this.key).update(`backup-download\n${backupId}\n${expires}`).digest('base64url');
+  private async signature(backupId: string, expires: number): Promise<string> {
+    const key = await this.key;
+    this.key = key;
+    return createHmac('sha256', key).update(`backup-download\n${backupId}\n${expires}`).digest('base64url');
   }
 
-  sign(backupId: string, expiresAt: Date): { expires: number; signature: string } {
+  async sign(backupId: string, expiresAt: Date): Promise<{ expires: number; signature: string }> {
     const expires = Math.floor(expiresAt.getTime() / 1000);
-    return { expires, signature: this.signature(backupId, expires) };
+    return { expires, signature: await this.signature(backupId, expires) };
   }
 
   /** 'ok', or why the link cannot be used. */
-  check(backupId: string, expires: number, signature: string, now: Date): 'ok' | 'invalid' | 'expired' {
-    const expected = Buffer.from(this.signature(backupId, expires));
+  async check(backupId: string, expires: number, signature: string, now: Date): Promise<'ok' | 'invalid' | 'expired'> {
+    const expected = Buffer.from(await this.signature(backupId, expires));
     const given = Buffer.from(signature);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid';
     return now.getTime() > expires * 1000 ? 'expired' : 'ok';
@@ -55,4 +51,19 @@ export function parseRange(header: string | undefined, size: number): { start: n
   const end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
   if (start >= size || end < start) return 'unsatisfiable';
   return { start, end };
+}
+
+/** The key of `<dataDir>/secrets/download-signing.key`, made on first use. */
+function fileKey(dataDir: string): Buffer {
+  const file = path.join(dataDir, 'secrets', 'download-signing.key');
+  let key: Buffer;
+  try {
+    key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64url');
+  } catch {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    key = randomBytes(32);
+    fs.writeFileSync(file, `${key.toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+  }
+  if (key.length < 32) throw new Error(`${file} holds no usable signing key: delete it and restart.`);
+  return key;
 }

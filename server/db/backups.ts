@@ -179,6 +179,17 @@ export async function saveSchedule(db: Db, row: Insertable<BackupSchedulesTable>
   await db.insertInto('backup_schedules').values(row).onConflict((oc) => oc.column('instance_id').doUpdateSet(rest)).execute();
 }
 
-export async function markScheduleRun(db: Db, instanceId: string, slot: string): Promise<void> {
-  await db.updateTable('backup_schedules').set({ last_run_at: slot }).where('instance_id', '=', instanceId).execute();
+/**
+ * Claims a schedule's slot: sets its last run to the slot only if it still is what the caller read,
+ * and answers whether this call did. Servers sharing a store tick alike; only the one whose update
+ * lands takes the backup, so a slot is taken once however many servers saw it due.
+ */
+export async function claimScheduleRun(db: Db, instanceId: string, readLastRun: string | null, slot: string): Promise<boolean> {
+  const result = await db
+    .updateTable('backup_schedules')
+    .set({ last_run_at: slot })
+    .where('instance_id', '=', instanceId)
+    .where((eb) => (readLastRun === null ? eb('last_run_at', 'is', null) : eb('last_run_at', '=', readLastRun)))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }

@@ -463,6 +463,25 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('hub_payloads_created_at').on('hub_payloads').column('created_at').execute();
     },
   },
+  '0019_shared_server_state': {
+    async up(db) {
+      // What servers sharing a store must agree on: keys (signing download links) and request counts.
+      await db.schema
+        .createTable('shared_secrets')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      // Calls counted per rate-limit key in the window that started at window_start (ms since the epoch).
+      await db.schema
+        .createTable('rate_limits')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('hits', 'integer', (c) => c.notNull())
+        .addColumn('window_start', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('rate_limits_window_start').on('rate_limits').column('window_start').execute();
+    },
+  },
 };
 
 /** Kysely's migrator over this build's migrations. */

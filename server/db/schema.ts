@@ -192,6 +192,21 @@ export interface HubPayloadsTable {
   created_at: string;
 }
 
+/** A key every server of a shared store uses alike. */
+export interface SharedSecretsTable {
+  name: string;
+  /** 32 random bytes, base64url. */
+  value: string;
+  created_at: string;
+}
+
+/** Calls counted under one rate-limit key since window_start (ms since the epoch). */
+export interface RateLimitsTable {
+  key: string;
+  hits: number;
+  window_start: number;
+}
+
 export interface LogOffsetsTable {
   /** Absolute path of an engine's log file. */
   file: string;
@@ -362,6 +377,8 @@ export interface Database {
   point_restores: PointRestoresTable;
   recovery_checks: RecoveryChecksTable;
   hub_payloads: HubPayloadsTable;
+  shared_secrets: SharedSecretsTable;
+  rate_limits: RateLimitsTable;
 }
 
 export type Db = Kysely<Database>;

@@ -32,11 +32,11 @@ import { startStoreServer, type StoreServer } from './storeServer';
 // Moving from the embedded store to PostgreSQL: `npm run admin -- migrate-store --to postgres://…`
 // copies a store filled as a running Warden fills it, and the copy is the same store.
 
-/** Every table of the store but log_totals, which each store keeps itself. */
+/** Every table of the store but log_totals, which each store keeps itself, and rate_limits (the last minute's counts). */
 const copiedTables: (keyof Database)[] = [
   'users', 'sessions', 'tokens', 'recovery_codes', 'login_failures', 'audit_entries', 'outbox', 'groups', 'group_members',
   'instances', 'config_revisions', 'backups', 'backup_schedules', 'scripts', 'script_runs', 'metric_series', 'metric_samples',
-  'restore_points', 'point_restores', 'recovery_checks', 'logs', 'log_offsets', 'hub_payloads',
+  'restore_points', 'point_restores', 'recovery_checks', 'logs', 'log_offsets', 'hub_payloads', 'shared_secrets',
 ];
 
 const now = new Date('2030-01-02T03:04:05.678Z');
@@ -207,9 +207,9 @@ describe('copyStore into a fresh PostgreSQL database', () => {
   it('copies every table, reports each as copied, and the counts match the source', async () => {
     expect(copied.map((c) => c.table).sort()).toEqual([...copiedTables].sort());
     expect(reported).toEqual(copied.map((c) => `${c.table} ${c.rows}`));
-    // The store was filled in every table, so every table is put to the test; only the hub of a
-    // PostgreSQL store writes hub_payloads.
-    expect(copied.filter((c) => c.rows === 0).map((c) => c.table)).toEqual(['hub_payloads']);
+    // The store was filled in every table, so every table is put to the test; only servers sharing a
+    // PostgreSQL store write hub_payloads and shared_secrets.
+    expect(copied.filter((c) => c.rows === 0).map((c) => c.table)).toEqual(['hub_payloads', 'shared_secrets']);
     const sourceCounts = await countAll(source);
     expect(Object.fromEntries(copied.map((c) => [c.table, c.rows]))).toEqual(sourceCounts);
     expect(await countAll(target)).toEqual(sourceCounts);

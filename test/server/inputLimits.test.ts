@@ -205,7 +205,7 @@ describe('problems from routes and plugins', () => {
 
   it('answers 410 for an expired download link', async () => {
     const backupId = '00000000-0000-4000-8000-000000000000';
-    const { expires, signature } = new UrlSigner(dataDir).sign(backupId, new Date(Date.now() - 60_000));
+    const { expires, signature } = await new UrlSigner(dataDir).sign(backupId, new Date(Date.now() - 60_000));
     const answer = await request(`/downloads/backups/${backupId}?expires=${expires}&signature=${signature}`);
     expect(expectProblemAnswer(answer, 410).title).toBe('Gone');
   });

@@ -254,33 +254,33 @@ describe('UrlSigner', () => {
   const expiresAt = new Date('2030-01-02T03:09:05.750Z');
   const before = new Date('2030-01-02T03:04:05.000Z');
 
-  it('signs to the second and checks its own links until they expire', () => {
+  it('signs to the second and checks its own links until they expire', async () => {
     const signer = new UrlSigner(freshDir());
-    const { expires, signature } = signer.sign('backup-1', expiresAt);
+    const { expires, signature } = await signer.sign('backup-1', expiresAt);
     expect(expires).toBe(Math.floor(expiresAt.getTime() / 1000));
-    expect(signer.check('backup-1', expires, signature, before)).toBe('ok');
-    expect(signer.check('backup-1', expires, signature, new Date(expires * 1000))).toBe('ok');
-    expect(signer.check('backup-1', expires, signature, new Date(expires * 1000 + 1))).toBe('expired');
+    expect(await signer.check('backup-1', expires, signature, before)).toBe('ok');
+    expect(await signer.check('backup-1', expires, signature, new Date(expires * 1000))).toBe('ok');
+    expect(await signer.check('backup-1', expires, signature, new Date(expires * 1000 + 1))).toBe('expired');
   });
 
-  it('calls a link for another backup, another expiry or a changed signature invalid, without throwing', () => {
+  it('calls a link for another backup, another expiry or a changed signature invalid, without throwing', async () => {
     const signer = new UrlSigner(freshDir());
-    const { expires, signature } = signer.sign('backup-1', expiresAt);
-    expect(signer.check('backup-2', expires, signature, before)).toBe('invalid');
-    expect(signer.check('backup-1', expires + 1, signature, before)).toBe('invalid');
-    expect(signer.check('backup-1', expires, signature.slice(0, -1), before)).toBe('invalid');
-    expect(signer.check('backup-1', expires, '', before)).toBe('invalid');
+    const { expires, signature } = await signer.sign('backup-1', expiresAt);
+    expect(await signer.check('backup-2', expires, signature, before)).toBe('invalid');
+    expect(await signer.check('backup-1', expires + 1, signature, before)).toBe('invalid');
+    expect(await signer.check('backup-1', expires, signature.slice(0, -1), before)).toBe('invalid');
+    expect(await signer.check('backup-1', expires, '', before)).toBe('invalid');
     // An expired link with a wrong signature is invalid, not expired: the expiry is not trusted unsigned.
-    expect(signer.check('backup-2', expires, signature, new Date(expires * 1000 + 1))).toBe('invalid');
+    expect(await signer.check('backup-2', expires, signature, new Date(expires * 1000 + 1))).toBe('invalid');
   });
 
-  it('keeps its key in the data dir, so links survive a restart but not another server', () => {
+  it('keeps its key in the data dir, so links survive a restart but not another server', async () => {
     const dir = freshDir();
-    const { expires, signature } = new UrlSigner(dir).sign('backup-1', expiresAt);
+    const { expires, signature } = await new UrlSigner(dir).sign('backup-1', expiresAt);
     const keyFile = path.join(dir, 'secrets', 'download-signing.key');
     expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
-    expect(new UrlSigner(dir).check('backup-1', expires, signature, before)).toBe('ok');
-    expect(new UrlSigner(freshDir()).check('backup-1', expires, signature, before)).toBe('invalid');
+    expect(await new UrlSigner(dir).check('backup-1', expires, signature, before)).toBe('ok');
+    expect(await new UrlSigner(freshDir()).check('backup-1', expires, signature, before)).toBe('invalid');
   });
 
   it('refuses to start with a key file that holds too short a key', () => {
