@@ -1,11 +1,10 @@
 import { HttpTransportType, HubConnectionBuilder, LogLevel, type HubConnection } from '@microsoft/signalr';
-import pg from 'pg';
 import { buildApp, type App } from '../../server/app';
 import { openPostgresStore } from '../../server/db/postgresStore';
 import type { Db } from '../../server/db/schema';
 import { PostgresBus } from '../../server/hub/postgresBus';
 import { addUser, cookieLogin, origin, testConfig } from './helpers';
-import { startStoreServer, templateName, type StoreServer } from './storeServer';
+import { startStoreServer, type StoreServer } from './storeServer';
 
 // Two servers on one PostgreSQL store deliver each other's events: what one publishes reaches a
 // browser connected to the other, in the order published, scoped as on one server; an event too
@@ -55,11 +54,7 @@ let busB: PostgresBus;
 
 beforeAll(async () => {
   server = await startStoreServer();
-  const admin = new pg.Client({ connectionString: `${server.baseUrl}postgres` });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE shared TEMPLATE ${templateName}`);
-  await admin.end();
-  url = `${server.baseUrl}shared`;
+  url = await server.createDatabase('shared');
   a = await startServer();
   b = await startServer();
   await addUser(stores[0], 'alice@example.com');

@@ -7,7 +7,7 @@ import { openDb } from '../../server/db/open';
 import { isPostgres, openPostgresStore } from '../../server/db/postgresStore';
 import type { Db } from '../../server/db/schema';
 import { addUser, cookieLogin, expectProblem, origin, testConfig, type Harness } from './helpers';
-import { startStoreServer, templateName, type StoreServer } from './storeServer';
+import { startStoreServer, type StoreServer } from './storeServer';
 
 // The store on PostgreSQL (WARDEN_DATABASE_URL) where it differs from the embedded one: the same
 // migrations with wider integers, full-text log search on tsvector, the running log totals kept by
@@ -16,14 +16,7 @@ import { startStoreServer, templateName, type StoreServer } from './storeServer'
 let server: StoreServer;
 let counter = 0;
 
-async function newDatabase(): Promise<string> {
-  const name = `pg_store_${++counter}`;
-  const admin = new pg.Client({ connectionString: `${server.baseUrl}postgres` });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${templateName}`);
-  await admin.end();
-  return `${server.baseUrl}${name}`;
-}
+const newDatabase = () => server.createDatabase(`pg_store_${++counter}`);
 
 beforeAll(async () => {
   server = await startStoreServer();

@@ -1,4 +1,3 @@
-import pg from 'pg';
 import { buildApp, type App } from '../../server/app';
 import { UrlSigner } from '../../server/backups/signedUrls';
 import { claimScheduleRun, saveSchedule } from '../../server/db/backups';
@@ -6,7 +5,7 @@ import { insertInstance } from '../../server/db/instances';
 import { openPostgresStore } from '../../server/db/postgresStore';
 import type { Db } from '../../server/db/schema';
 import { addUser, goodPassword, origin, testConfig } from './helpers';
-import { startStoreServer, templateName, type StoreServer } from './storeServer';
+import { startStoreServer, type StoreServer } from './storeServer';
 
 // What several servers on one PostgreSQL store must agree on, so that any request may reach any of
 // them: rate limits count a client's calls on every server together, a download link made by one
@@ -28,11 +27,7 @@ function startServer(): App {
 
 beforeAll(async () => {
   server = await startStoreServer();
-  const admin = new pg.Client({ connectionString: `${server.baseUrl}postgres` });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE shared TEMPLATE ${templateName}`);
-  await admin.end();
-  url = `${server.baseUrl}shared`;
+  url = await server.createDatabase('shared');
 }, 60_000);
 
 afterAll(async () => {

@@ -27,6 +27,8 @@ export interface StoreServer {
   halt(): void;
   /** Starts it again after halt, on the same port and data. */
   resume(): void;
+  /** A new database, a copy of the migrated template; answers its URL. */
+  createDatabase(name: string): Promise<string>;
   stop(): void;
 }
 
@@ -67,6 +69,16 @@ export async function startStoreServer(): Promise<StoreServer> {
     dir,
     port,
     halt: () => asPostgres('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']),
+    async createDatabase(name) {
+      const client = new pg.Client({ connectionString: `${baseUrl}postgres` });
+      await client.connect();
+      try {
+        await client.query(`CREATE DATABASE ${name} TEMPLATE ${templateName}`);
+      } finally {
+        await client.end();
+      }
+      return `${baseUrl}${name}`;
+    },
     resume: start,
     stop() {
       spawnSync('runuser', ['-u', 'postgres', '--', path.join(pgBin, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop'], { stdio: 'ignore' });
