@@ -6,12 +6,12 @@ import type { Database, Db } from './schema';
 /*
  * A whole store copied into an empty one, once: how an operator moves from the embedded store to
  * PostgreSQL (`npm run admin -- migrate-store`). Rows keep their ids. What a store derives for itself
- * is not copied: log_totals (the target's triggers count the logs as they arrive), rate_limits (counts
+ * is not copied: log_totals and instance_count (the target's triggers count rows as they arrive), rate_limits (counts
  * of the last minute, kept only by servers sharing a PostgreSQL store), the log search
  * index (logs_fts on SQLite, logs.search on PostgreSQL) and the migrator's own tables.
  */
 
-type Copied = Exclude<keyof Database, 'log_totals' | 'rate_limits'>;
+type Copied = Exclude<keyof Database, 'log_totals' | 'rate_limits' | 'instance_count'>;
 
 /**
  * Every table copied, in the order copied: parents before the tables whose foreign keys name them.

@@ -6,6 +6,7 @@ import type { PageOf } from '../../contracts/page';
 import type { GroupInstances, InstanceRef } from './groups';
 import { contains, escapeLike, knownTotal, offsetOf, pageOf, parseSort, type PageWindow, type SortKey } from './paging';
 import type { Database, Db, InstancesTable } from './schema';
+import { instanceCount } from './instanceCount';
 
 export type InstanceRow = Selectable<InstancesTable>;
 
@@ -164,9 +165,10 @@ export async function listInstances(db: Db, query: InstanceListQuery): Promise<P
   // Names are unique, so they break ties; a sort by name needs no second term (SQLite would sort again for it).
   if (field !== 'name') page = page.orderBy('instances.name', 'asc');
   const rows = await page.limit(query.pageSize).offset(offsetOf(query)).execute();
+  const unfiltered = query.visibleGroupIds === null && !query.search && !query.type && !query.status && !query.health && !query.groupId;
   const total =
     knownTotal(query, rows.length) ??
-    (await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()).total;
+    (unfiltered ? await instanceCount(db) : (await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow()).total);
   return pageOf(query, total, rows.map(toInstance));
 }
 

@@ -1,4 +1,5 @@
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
+import { installInstanceCount } from './instanceCount';
 import { installLogSearch } from './logSearch';
 import { isPostgres } from './postgresStore';
 
@@ -480,6 +481,12 @@ const migrations: Record<string, Migration> = {
         .addColumn('window_start', 'bigint', (c) => c.notNull())
         .execute();
       await db.schema.createIndex('rate_limits_window_start').on('rate_limits').column('window_start').execute();
+    },
+  },
+  '0020_instance_count': {
+    async up(db) {
+      // The admins' unfiltered list reads its total rather than counting every instance (instanceCount.ts).
+      await installInstanceCount(db);
     },
   },
 };

@@ -207,6 +207,12 @@ export interface RateLimitsTable {
   window_start: number;
 }
 
+/** One row (id 1): how many instances there are, kept by triggers (instanceCount.ts). */
+export interface InstanceCountTable {
+  id: number;
+  n: number;
+}
+
 export interface LogOffsetsTable {
   /** Absolute path of an engine's log file. */
   file: string;
@@ -379,6 +385,7 @@ export interface Database {
   hub_payloads: HubPayloadsTable;
   shared_secrets: SharedSecretsTable;
   rate_limits: RateLimitsTable;
+  instance_count: InstanceCountTable;
 }
 
 export type Db = Kysely<Database>;
