@@ -57,6 +57,13 @@ export const defaultHubLimits: HubLimits = {
 };
 
 /** An error whose message is sent to the client as the Completion error. */
+/**
+ * The bus event that closes connections rather than reaching one: a user's or a session's, with the
+ * reason they read. No client receives it (its audience is nobody); every hub on the bus acts on it.
+ */
+export const closeConnectionsEvent = 'hub.closeConnections';
+type CloseConnections = { userId: string; sessionId?: undefined; reason: string } | { sessionId: string; userId?: undefined; reason: string };
+
 export class HubError extends Error {}
 
 /** A hub method the browser may invoke. It answers a group name to join or leave, or throws HubError. */
@@ -145,6 +152,7 @@ export class Hub {
   private readonly methods = new Map<string, GroupMethod>();
   private readonly timer: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
+  private readonly bus: EventBus;
   private closing = false;
 
   constructor(
@@ -156,6 +164,7 @@ export class Hub {
     private readonly forRegularUser: (payload: unknown) => unknown = (payload) => payload,
   ) {
     for (const method of methods) this.methods.set(method.name, method);
+    this.bus = bus;
     this.unsubscribe = bus.subscribe((event) => this.deliver(event));
     this.timer = setInterval(() => this.keepAlive(), Math.min(limits.pingIntervalMs, limits.clientTimeoutMs / 2));
     this.timer.unref();
@@ -251,14 +260,17 @@ export class Hub {
     }
   }
 
-  /** Closes every connection of a user (logout elsewhere, disabled, password changed). */
+  /**
+   * Closes every connection of a user (logout elsewhere, disabled, password changed), on every
+   * server of the bus: servers sharing a store close theirs too.
+   */
   closeUser(userId: string, reason: string): void {
-    this.closeWhere((c) => c.principal.userId === userId, reason, false);
+    this.bus.publish({ event: closeConnectionsEvent, payload: { userId, reason } satisfies CloseConnections, audience: { kind: 'users', userIds: [] } });
   }
 
-  /** Closes the connections opened with one session (that session logged out). */
+  /** Closes the connections opened with one session (that session logged out), on every server of the bus. */
   closeSession(sessionId: string, reason: string): void {
-    this.closeWhere((c) => c.principal.sessionId === sessionId, reason, false);
+    this.bus.publish({ event: closeConnectionsEvent, payload: { sessionId, reason } satisfies CloseConnections, audience: { kind: 'users', userIds: [] } });
   }
 
   /** Server shutdown: clients may reconnect to the next server. */
@@ -389,6 +401,11 @@ export class Hub {
    * Set lookup, whatever the number of connections or members.
    */
   private deliver(event: HubEvent) {
+    if (event.event === closeConnectionsEvent) {
+      const { userId, sessionId, reason } = event.payload as CloseConnections;
+      this.closeWhere((c) => (userId !== undefined ? c.principal.userId === userId : c.principal.sessionId === sessionId), reason, false);
+      return;
+    }
     const frames = new Map<boolean, string>();
     const frameFor = (admin: boolean) => {
       let frame = frames.get(admin);

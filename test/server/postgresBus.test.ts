@@ -105,6 +105,17 @@ describe('events between two servers on one PostgreSQL store', () => {
     expect(aliceOnB.received).toEqual([]);
   });
 
+  it('close a disabled user’s connections on the other server too, with the reason', async () => {
+    await addUser(stores[0], 'carol@example.com');
+    const carolOnB = await browser(b.base, await cookieLogin(harness(b.app, stores[1]), 'carol@example.com'), []);
+    const closed = new Promise<string | undefined>((resolve) => carolOnB.connection.onclose((error) => resolve(error?.message)));
+    const rootOnA = await cookieLogin(harness(a.app, stores[0]), 'root@example.com');
+    const carol = await stores[0].selectFrom('users').select('id').where('email', '=', 'carol@example.com').executeTakeFirstOrThrow();
+    const res = await a.app.inject({ method: 'PUT', url: `/admin/users/${carol.id}`, headers: { cookie: rootOnA, origin }, payload: { disabled: true } });
+    expect(res.statusCode).toBe(200);
+    await expect(closed).resolves.toMatch(/Your account was disabled\./);
+  });
+
   it('are scoped on the other server as on one: an admins-only event reaches no regular user', async () => {
     const regular = await browser(b.base, await cookieLogin(harness(b.app, stores[1]), 'alice@example.com'), ['DebugMessage']);
     const admin = await browser(b.base, await cookieLogin(harness(b.app, stores[1]), 'root@example.com'), ['DebugMessage']);
