@@ -4,7 +4,7 @@ import type { Clock } from '../clock';
 import { groupIdsOfUser } from '../db/groups';
 import type { Db } from '../db/schema';
 import type { Audience, EventBus } from '../hub/bus';
-import type { HubPrincipal } from '../hub/hub';
+import { closeConnectionsEvent, type HubPrincipal } from '../hub/hub';
 import { computeStatistics } from './statistics';
 
 // StatisticsChanged (DESIGN §8): every signed-in connection gets its own figures when they change,
@@ -13,7 +13,7 @@ import { computeStatistics } from './statistics';
 // same groups share one) and pushes to a scope only when its figures differ from the last pushed.
 
 /** Events that never change a figure (and would otherwise wake the publisher for nothing). */
-const quietEvents = new Set(['StatisticsChanged', 'MetricsAppended', 'DebugMessage']);
+const quietEvents = new Set(['StatisticsChanged', 'MetricsAppended', 'DebugMessage', closeConnectionsEvent]);
 
 export const statisticsDefaults = { intervalMs: 1000, refreshMs: 60_000 } as const;
 
