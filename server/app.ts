@@ -193,8 +193,12 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
     await backups.close();
     await instances.close();
   });
-  // The bus's last events go out on the store before it closes.
-  if (bus instanceof PostgresBus) app.addHook('onClose', async () => bus.close());
+  if (bus instanceof PostgresBus) {
+    // Listening before the first request: an event published earlier would not reach this server's own browsers.
+    app.addHook('onReady', async () => bus.started());
+    // The bus's last events go out on the store before it closes.
+    app.addHook('onClose', async () => bus.close());
+  }
   if (!deps.db) app.addHook('onClose', async () => db.destroy());
 
   // Every answer names its request; a problem's body does too, and the log lines carry it as reqId.

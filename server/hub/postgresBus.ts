@@ -43,7 +43,7 @@ export class PostgresBus implements EventBus {
     this.ready = this.listen();
   }
 
-  /** Resolves once this server listens (the first connection made). */
+  /** Resolves once the first try to listen has ended: listening, or trying again after a wait. */
   started(): Promise<void> {
     return this.ready;
   }
