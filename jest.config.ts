@@ -16,7 +16,7 @@ const webTransformIgnorePatterns = [
  * drive PostgreSQL and etcd processes run on SQLite alone: their store calls are these suites' calls.
  */
 const postgresSuites = [
-  ...['access', 'admin', 'audit', 'authHardening', 'authz', 'groups', 'hubScoping', 'inputLimits', 'instanceCount', 'login', 'logs', 'logsHub', 'main', 'rbac', 'statistics'],
+  ...['access', 'admin', 'audit', 'authHardening', 'authz', 'groups', 'hosts', 'hubScoping', 'inputLimits', 'instanceCount', 'login', 'logs', 'logsHub', 'main', 'rbac', 'statistics'],
   ...['identityMail', 'identityPassword', 'identityRegistration', 'identitySessions', 'identityTwoFactor'],
   ...['backups/backupPins', 'backups/backupScoping', 'backups/downloads', 'metrics/sparklines', 'metrics/store', 'releases/clientVersions'],
   ...['instances/groupLimits', 'instances/instancesApi', 'instances/quotas', 'instances/scopingLeaks', 'instances/scratchNames'],

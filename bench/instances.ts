@@ -89,6 +89,7 @@ function instanceRow(index: number, createdAt: number, groupIds: string[]): Inst
   const at = new Date(createdAt).toISOString();
   return {
     version: 0,
+    host_id: null,
     id: randomUUID(),
     name: `${team}-${type}-${String(index).padStart(5, '0')}`,
     type,

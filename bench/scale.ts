@@ -108,6 +108,7 @@ function instanceRows(count: number, groupIds: string[]): InstanceRow[] {
     const team = pick(teams);
     return {
       version: 0,
+      host_id: null,
       id: randomUUID(),
       name: `${team}-${type}-${String(index).padStart(6, '0')}`,
       type,

@@ -22,6 +22,7 @@ export const hubEvents = [
   'ClientBuildProgress',
   'ScriptRunUpdated',
   'RecoveryWindowChanged',
+  'HostChanged',
 ] as const;
 export type HubEventName = (typeof hubEvents)[number];
 

@@ -2,7 +2,8 @@
 
 export const instanceTypes = ['pg', 'etcd'] as const;
 export type InstanceType = (typeof instanceTypes)[number];
-export const instanceStatuses = ['unInitialized', 'offline', 'stopped', 'running'] as const;
+/** unknown: its host is lost, so nobody can tell (never shown as stopped: it may well run on). */
+export const instanceStatuses = ['unInitialized', 'offline', 'stopped', 'running', 'unknown'] as const;
 export type InstanceStatus = (typeof instanceStatuses)[number];
 export const healthLevels = ['good', 'warn', 'error'] as const;
 export type HealthLevel = (typeof healthLevels)[number];

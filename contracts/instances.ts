@@ -39,6 +39,8 @@ export const Instance = Type.Object({
   groupName: Type.Union([Type.String(), Type.Null()]),
   engineVersion: Type.Union([Type.String(), Type.Null()]),
   host: Type.String(),
+  /** The host that runs it (GET /hosts, admins); null until one takes it. */
+  hostId: Type.Union([Type.String(), Type.Null()]),
   port: Type.Integer(),
   /** How many members the instance runs: 1, or an etcd cluster's 3 or 5. */
   members: Type.Integer(),
@@ -88,6 +90,8 @@ export const CreateInstanceRequest = Type.Object(
     synchronous: Type.Optional(Type.Boolean()),
     /** PostgreSQL clusters: failover timing (contracts/clusters.ts); fast unless given. */
     failoverPreset: Type.Optional(literals(clusterPresetNames)),
+    /** Admins: the host to make it on (GET /hosts); absent, the host with the most free capacity. */
+    hostId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   },
   { additionalProperties: false },
 );

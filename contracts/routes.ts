@@ -27,6 +27,7 @@ export const routes = {
   // SPEC §2: the route carries no role requirement (the page itself sends regular users on).
   debug: { path: '/debug' },
   'admin-audit': { path: '/admin/audit', role: 'admin' },
+  'admin-hosts': { path: '/admin/hosts', role: 'admin' },
 } as const satisfies Record<string, { path: string; role?: Role }>;
 
 export type RouteName = keyof typeof routes;

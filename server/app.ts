@@ -10,7 +10,7 @@ import type { Config, LogLevel } from './config';
 import type { AppContext } from './context';
 import type { GroupInstances } from './db/groups';
 import { groupInstancesFromTable } from './db/instances';
-import { migrateToLatest } from './db/migrations';
+import { migrateToLatest, requireMigrated } from './db/migrations';
 import { openDb } from './db/open';
 import type { Db } from './db/schema';
 import { accessControl, requireAccessRule } from './http/auth';
@@ -62,6 +62,9 @@ import { ClientBuilds } from './releases/clientBuilds';
 import { ReleaseCatalog, releasesDir } from './releases/releaseCatalog';
 import path from 'node:path';
 import { instanceDefaults, logDefaults } from './config';
+import { HostAgent } from './hosts/hostAgent';
+import { HostWatch } from './hosts/hostWatch';
+import { hostRoutes } from './routes/hosts';
 
 export interface AppDeps {
   /** A store to use instead of opening `<dataDir>/warden.sqlite`; the caller keeps ownership and closes it. */
@@ -170,20 +173,35 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
     request.principal && hasRole(request.principal, 'admin') ? payload : redactor.value(payload),
   );
 
-  app.register(async () => migrateToLatest(db));
+  const role = config.role ?? 'all';
+  app.register(async () => (role === 'agent' ? requireMigrated(db) : migrateToLatest(db)));
+  const warn = (message: string, err: unknown) => app.log.warn({ err }, message);
+  // A process that runs instances is a host: it registers, heartbeats and runs what is queued for it.
+  const hostAgent = instances.runsInstances ? new HostAgent({ db, bus, clock, config, instances, warn }) : null;
+  const hostWatch = new HostWatch(instances, warn);
   // After migrations; instances keep running when the server stops (close only stops watching).
   if (deps.supervise !== false) {
     app.addHook('onReady', async () => {
-      await instances.startSupervision();
-      await backups.start();
-      await scripts.recover();
-      pointInTime.start();
-      retention.start();
-      metrics.start();
-      statistics.start();
+      if (hostAgent) {
+        await hostAgent.register();
+        await instances.startSupervision();
+        await backups.start();
+        await scripts.recover();
+        pointInTime.start();
+        metrics.start();
+        hostAgent.start();
+      }
+      if (role !== 'agent') {
+        retention.start();
+        statistics.start();
+        hostWatch.start();
+      }
     });
   }
   app.addHook('preClose', async () => {
+    // First: an operation taken now would be cut off.
+    await hostAgent?.close();
+    await hostWatch.close();
     await statistics.close();
     await metrics.close();
     await retention.stop();
@@ -214,33 +232,38 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
     errorResponseBuilder: (_request, context) =>
       new HttpProblem(context.statusCode, `Too many requests; try again in ${context.after}.`),
   });
-  app.register(spa, { staticDir: config.staticDir });
+  if (role !== 'agent') app.register(spa, { staticDir: config.staticDir });
   app.register(accessControl, { ctx });
   app.register(openApi, { config });
 
   app.register(healthRoutes);
-  app.register(hubRoute, { hub });
-  app.register(authRoutes, { prefix: '/auth', ctx });
-  app.register(debugRoutes, { ctx });
-  app.register(outboxRoutes, { ctx });
-  app.register(adminRoutes, { prefix: '/admin', ctx });
-  app.register(auditRoutes, { prefix: '/admin', ctx });
-  app.register(groupRoutes, { prefix: '/groups', ctx, authz, instances: groupInstances });
-  app.register(instanceRoutes, { prefix: '/instances', ctx, authz, service: instances });
-  app.register(instanceConnectionRoutes, { prefix: '/instances', ctx, authz, service: instances });
-  app.register(instanceClusterRoutes, { prefix: '/instances', ctx, authz, service: instances });
-  app.register(instanceConfigRoutes, { prefix: '/instances', ctx, authz, service: instances });
-  app.register(databaseRoutes, { prefix: '/instances', ctx, authz, service: instances });
-  app.register(instanceBackupRoutes, { prefix: '/instances', ctx, authz, service: backups });
-  app.register(scriptRoutes, { prefix: '/instances', ctx, authz, service: scripts });
-  app.register(backupRoutes, { ctx, authz, service: backups });
-  app.register(pitrRoutes, { prefix: '/instances', ctx, authz, service: pointInTime });
-  app.register(logRoutes, { ctx, authz });
-  app.register(statisticsRoutes, { ctx, authz });
-  app.register(clientVersionRoutes, { prefix: '/client-versions', ctx, catalog: releases, builds: clientBuilds });
+  // An agent serves its health only: people and the hub reach the API servers.
+  if (role !== 'agent') registerApi();
+  function registerApi() {
+    app.register(hostRoutes, { prefix: '/hosts', ctx });
+    app.register(hubRoute, { hub });
+    app.register(authRoutes, { prefix: '/auth', ctx });
+    app.register(debugRoutes, { ctx });
+    app.register(outboxRoutes, { ctx });
+    app.register(adminRoutes, { prefix: '/admin', ctx });
+    app.register(auditRoutes, { prefix: '/admin', ctx });
+    app.register(groupRoutes, { prefix: '/groups', ctx, authz, instances: groupInstances });
+    app.register(instanceRoutes, { prefix: '/instances', ctx, authz, service: instances });
+    app.register(instanceConnectionRoutes, { prefix: '/instances', ctx, authz, service: instances });
+    app.register(instanceClusterRoutes, { prefix: '/instances', ctx, authz, service: instances });
+    app.register(instanceConfigRoutes, { prefix: '/instances', ctx, authz, service: instances });
+    app.register(databaseRoutes, { prefix: '/instances', ctx, authz, service: instances });
+    app.register(instanceBackupRoutes, { prefix: '/instances', ctx, authz, service: backups });
+    app.register(scriptRoutes, { prefix: '/instances', ctx, authz, service: scripts });
+    app.register(backupRoutes, { ctx, authz, service: backups });
+    app.register(pitrRoutes, { prefix: '/instances', ctx, authz, service: pointInTime });
+    app.register(logRoutes, { ctx, authz });
+    app.register(statisticsRoutes, { ctx, authz });
+    app.register(clientVersionRoutes, { prefix: '/client-versions', ctx, catalog: releases, builds: clientBuilds });
+  }
 
   // Tests, benchmarks and main reach the services of this app through it.
-  return Object.assign(app, { instances, instanceLogs: logs, backups, scripts, pointInTime, logRetention: retention, clientBuilds, metrics, statistics });
+  return Object.assign(app, { hostAgent, hostWatch, instances, instanceLogs: logs, backups, scripts, pointInTime, logRetention: retention, clientBuilds, metrics, statistics });
 }
 
 export type App = ReturnType<typeof buildApp>;

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { passwordErrors } from './auth/passwordRules';
 import { debianEngineBinaries, type EngineBinaries } from './engines/detect';
@@ -72,7 +73,26 @@ export interface Config {
    * WARDEN_PITR_S3_* name a bucket. Absent (a hand-made Config) is off.
    */
   pitr?: PitrConfig;
+  /**
+   * What this process does (WARDEN_ROLE): `all` (the default) serves the console and runs the
+   * instances of its own machine; `server` serves the console only, handing instance work to the
+   * hosts' agents through the store; `agent` runs one host's instances and serves only /healthz.
+   * `server` and `agent` need a PostgreSQL store. Absent (a hand-made Config) is `all`.
+   */
+  role?: WardenRole;
+  /** The host a supervising process registers as (WARDEN_HOST_NAME, default the machine's name) and its clients' address (WARDEN_HOST_ADDRESS). */
+  hostName?: string;
+  hostAddress?: string;
+  /** How often a supervising process heartbeats for its host (WARDEN_HEARTBEAT_MS); default hostDefaults.heartbeatMs. */
+  heartbeatMs?: number;
 }
+
+export const wardenRoles = ['all', 'server', 'agent'] as const;
+export type WardenRole = (typeof wardenRoles)[number];
+export const hostDefaults = { heartbeatMs: 4000, address: '127.0.0.1' } as const;
+
+/** Whether this process runs instances (and so is a host): `all` and `agent` do. */
+export const runsInstances = (config: Pick<Config, 'role'>) => (config.role ?? 'all') !== 'server';
 
 export const identityDefaults = { allowRegistration: false, authRateLimit: 20, accountRateLimit: 10 } as const;
 export const instanceDefaults = { instancePorts: { from: 15400, to: 15999 }, probeIntervalMs: 5000, logPollMs: 1000, instanceCreateRateLimit: 10 } as const;
@@ -109,6 +129,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(read('WARDEN_DATA_DIR') ?? './data'),
     databaseUrl: parseDatabaseUrl(read('WARDEN_DATABASE_URL')),
     databasePoolSize: parseInteger('WARDEN_DATABASE_POOL', read('WARDEN_DATABASE_POOL'), 10, 1, 1_000),
+    ...hostSettings(read),
     publicUrl,
     allowedOrigins: parseOrigins(read('WARDEN_ALLOWED_ORIGINS'), new URL(publicUrl).origin),
     adminEmail: parseEmail(read('WARDEN_ADMIN_EMAIL') ?? 'admin@warden.local'),
@@ -186,6 +207,21 @@ function parsePitr(read: (name: string) => string | undefined): PitrConfig {
             caFile: caFile ? path.resolve(caFile) : null,
           },
   };
+}
+
+/** WARDEN_ROLE and the host a supervising process registers as. */
+function hostSettings(read: (name: string) => string | undefined): Pick<Config, 'role' | 'hostName' | 'hostAddress' | 'heartbeatMs'> {
+  const role = parseChoice('WARDEN_ROLE', read('WARDEN_ROLE'), wardenRoles, 'all');
+  if (role !== 'all' && !read('WARDEN_DATABASE_URL')) {
+    throw new Error(`WARDEN_ROLE=${role} needs WARDEN_DATABASE_URL: servers and agents share a PostgreSQL store`);
+  }
+  const hostName = read('WARDEN_HOST_NAME') ?? os.hostname();
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(hostName)) {
+    throw new Error(`WARDEN_HOST_NAME must be 1 to 63 letters, digits, dots, dashes or underscores, got '${hostName}'`);
+  }
+  const hostAddress = read('WARDEN_HOST_ADDRESS') ?? hostDefaults.address;
+  if (!/^[A-Za-z0-9.:-]{1,253}$/.test(hostAddress)) throw new Error(`WARDEN_HOST_ADDRESS must be a host name or an IP address, got '${hostAddress}'`);
+  return { role, hostName, hostAddress, heartbeatMs: parseInteger('WARDEN_HEARTBEAT_MS', read('WARDEN_HEARTBEAT_MS'), hostDefaults.heartbeatMs, 200, 600_000) };
 }
 
 /** Cookies get the Secure flag exactly when users reach Warden over https. */

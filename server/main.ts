@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { buildApp, type App } from './app';
 import { ensureFirstAdmin, type FirstAdmin } from './auth/firstAdmin';
 import { loadConfig, type Config } from './config';
-import { migrateToLatest } from './db/migrations';
+import { migrateToLatest, requireMigrated } from './db/migrations';
 import { openDb } from './db/open';
 import { confinementStatus } from './engines/confinement';
 import type { Db } from './db/schema';
@@ -43,8 +43,14 @@ export async function startServer(config: Config, deps: StartDeps = {}): Promise
   const db = openDb(config);
   let admin: FirstAdmin | null;
   try {
-    await migrateToLatest(db);
-    admin = await ensureFirstAdmin(db, config);
+    // An agent changes no schema and makes no account: servers do.
+    if (config.role === 'agent') {
+      await requireMigrated(db);
+      admin = null;
+    } else {
+      await migrateToLatest(db);
+      admin = await ensureFirstAdmin(db, config);
+    }
   } catch (error) {
     await db.destroy();
     throw error;

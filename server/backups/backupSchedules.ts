@@ -1,6 +1,7 @@
 import type { BackupSchedule, UpdateScheduleRequest } from '../../contracts/backups';
 import { fullBackupEveryDays, physicalFormatPrefix } from '../../contracts/backupValues';
 import { backupsOfInstance, enabledSchedules, findSchedule, claimScheduleRun, saveSchedule } from '../db/backups';
+import { findInstanceRow } from '../db/instances';
 import { validationProblem } from '../http/problems';
 import { message, type BackupContext } from './backupContext';
 import { describePolicy } from './backupRetention';
@@ -105,6 +106,9 @@ export class BackupScheduler {
           continue;
         }
         if (!slot) continue;
+        // The instance's own host takes its backups: its agent reaches the files.
+        const instance = await findInstanceRow(this.ctx.db, schedule.instance_id);
+        if (!instance || !this.ctx.deps.instances.isLocal(instance)) continue;
         // Another server sharing the store may have taken this slot since the schedules were read.
         if (!(await claimScheduleRun(this.ctx.db, schedule.instance_id, schedule.last_run_at, slot.toISOString()))) continue;
         try {

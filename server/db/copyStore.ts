@@ -28,7 +28,9 @@ const copiedTables: { [T in Copied]: { key: (keyof Database[T] & string)[]; rows
   outbox: { key: ['id'] },
   groups: { key: ['id'] },
   group_members: { key: ['group_id', 'user_id'] },
+  hosts: { key: ['id'] },
   instances: { key: ['id'] },
+  host_operations: { key: ['id'] },
   config_revisions: { key: ['instance_id', 'revision'] },
   backups: { key: ['id'] },
   backup_schedules: { key: ['instance_id'] },
@@ -157,7 +159,7 @@ async function logEntries(db: Db): Promise<number> {
  * runs last, once the copy is verified.
  */
 async function moveSequencesPastCopiedIds(db: Db): Promise<void> {
-  for (const table of ['logs', 'metric_series', 'hub_payloads'] as const) {
+  for (const table of ['logs', 'metric_series', 'hub_payloads', 'host_operations'] as const) {
     await sql`select setval(pg_get_serial_sequence(${table}, 'id'), coalesce(max(id), 0) + 1, false) from ${sql.table(table)}`.execute(db);
   }
 }

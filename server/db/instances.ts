@@ -56,11 +56,14 @@ const instanceColumns = [
   'instances.version',
   'instances.operation_kind',
   'instances.operation_started_at',
+  'instances.host_id',
 ] as const;
 type InstanceColumn = (typeof instanceColumns)[number] extends `instances.${infer C extends keyof InstanceRow}` ? C : never;
 
 /** The row, its group's name and its measured size → the wire shape. */
-export function toInstance(row: Pick<InstanceRow, InstanceColumn> & { group_name?: string | null; size_bytes?: number | null }): Instance {
+export function toInstance(
+  row: Pick<InstanceRow, InstanceColumn> & { group_name?: string | null; size_bytes?: number | null; host_address?: string | null },
+): Instance {
   return {
     id: row.id,
     name: row.name,
@@ -72,7 +75,8 @@ export function toInstance(row: Pick<InstanceRow, InstanceColumn> & { group_name
     groupId: row.group_id,
     groupName: row.group_name ?? null,
     engineVersion: row.engine_version,
-    host: '127.0.0.1',
+    host: row.host_address ?? '127.0.0.1',
+    hostId: row.host_id,
     port: row.port,
     members: 1 + memberPortsOf(row).length,
     description: row.description,
@@ -92,7 +96,8 @@ function withGroupName(instances: SelectQueryBuilder<Database, 'instances', obje
   return instances
     .leftJoin('groups', 'groups.id', 'instances.group_id')
     .leftJoin('metric_series', 'metric_series.instance_id', 'instances.id')
-    .select([...instanceColumns, 'groups.name as group_name', 'metric_series.size_bytes as size_bytes']);
+    .leftJoin('hosts', 'hosts.id', 'instances.host_id')
+    .select([...instanceColumns, 'groups.name as group_name', 'metric_series.size_bytes as size_bytes', 'hosts.address as host_address']);
 }
 
 export async function findInstance(db: Db, id: string): Promise<Instance | undefined> {
@@ -174,10 +179,13 @@ export async function listInstances(db: Db, query: InstanceListQuery): Promise<P
 
 export async function insertInstance(
   db: Db,
-  row: Omit<InstanceRow, 'version' | 'member_ports' | 'cluster'> & { member_ports?: string | null; cluster?: string | null },
+  row: Omit<InstanceRow, 'version' | 'member_ports' | 'cluster' | 'host_id'> & { member_ports?: string | null; cluster?: string | null; host_id?: string | null },
 ): Promise<void> {
   try {
-    await db.insertInto('instances').values({ ...row, member_ports: row.member_ports ?? null, cluster: row.cluster ?? null, version: 0 }).execute();
+    await db
+      .insertInto('instances')
+      .values({ ...row, member_ports: row.member_ports ?? null, cluster: row.cluster ?? null, host_id: row.host_id ?? null, version: 0 })
+      .execute();
   } catch (error) {
     if (/UNIQUE constraint failed: instances\.name|instances_name_key/.test(String(error))) {
       throw new DuplicateInstanceNameError(row.name);

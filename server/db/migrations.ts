@@ -489,6 +489,44 @@ const migrations: Record<string, Migration> = {
       await installInstanceCount(db);
     },
   },
+  '0021_hosts': {
+    async up(db) {
+      // The machines that run instances, each kept alive by its agent's heartbeat (server/hosts).
+      await db.schema
+        .createTable('hosts')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull().unique())
+        .addColumn('address', 'text', (c) => c.notNull())
+        .addColumn('cores', 'integer', (c) => c.notNull())
+        .addColumn('memory_bytes', 'integer', (c) => c.notNull())
+        .addColumn('disk_free_bytes', 'integer', (c) => c.notNull())
+        .addColumn('ports_from', 'integer', (c) => c.notNull())
+        .addColumn('ports_to', 'integer', (c) => c.notNull())
+        .addColumn('agent_version', 'text', (c) => c.notNull())
+        .addColumn('started_at', 'text', (c) => c.notNull())
+        .addColumn('heartbeat_at', 'text', (c) => c.notNull())
+        .addColumn('lost_at', 'text')
+        .addColumn('draining', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      // Existing instances belong to the first supervising process that starts on the store.
+      await db.schema.alterTable('instances').addColumn('host_id', 'text').execute();
+      await db.schema.createIndex('instances_host_id').on('instances').column('host_id').execute();
+      // Operations waiting for (or taken by) a host's agent, oldest first.
+      await db.schema
+        .createTable('host_operations')
+        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+        .addColumn('host_id', 'text', (c) => c.notNull())
+        .addColumn('instance_id', 'text', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('input', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('claimed_by', 'text')
+        .addColumn('claimed_at', 'text')
+        .execute();
+      await db.schema.createIndex('host_operations_host_id').on('host_operations').columns(['host_id', 'id']).execute();
+    },
+  },
 };
 
 /** Kysely's migrator over this build's migrations. */
@@ -509,6 +547,16 @@ async function isUpToDate<DB>(db: Kysely<DB>): Promise<boolean> {
     return Number(rows[0].applied) === migrationNames.length && rows[0].latest === migrationNames.at(-1);
   } catch {
     return false;
+  }
+}
+
+/**
+ * For an agent, which never changes the schema (its store role may not): throws unless a server has
+ * brought the store to this build's version.
+ */
+export async function requireMigrated<DB>(db: Kysely<DB>): Promise<void> {
+  if (!(await isUpToDate(db))) {
+    throw new Error('The store is not at this version of Warden: start a server (WARDEN_ROLE=server or all) of this version on it first, which migrates it.');
   }
 }
 

@@ -125,7 +125,7 @@ export interface InstancesTable {
   id: string;
   name: string;
   type: 'pg' | 'etcd';
-  status: 'unInitialized' | 'offline' | 'stopped' | 'running';
+  status: 'unInitialized' | 'offline' | 'stopped' | 'running' | 'unknown';
   desired_state: 'running' | 'stopped';
   status_reason: string | null;
   health_level: 'good' | 'warn' | 'error';
@@ -152,6 +152,42 @@ export interface InstancesTable {
   operation_started_at: string | null;
   /** Goes up with every change, so a client can tell a stale copy (a late HTTP answer) from a newer event. */
   version: number;
+  /** The host that runs it (hosts.id); null until a supervising process adopts it (a store made before hosts). */
+  host_id: string | null;
+}
+
+/** A machine that runs instances, registered and kept alive by its agent (server/hosts). */
+export interface HostsTable {
+  id: string;
+  name: string;
+  address: string;
+  cores: number;
+  memory_bytes: number;
+  disk_free_bytes: number;
+  ports_from: number;
+  ports_to: number;
+  agent_version: string;
+  started_at: string;
+  heartbeat_at: string;
+  /** When the host was found lost (no heartbeat for a while); null while it is online. */
+  lost_at: string | null;
+  /** 1: no new instance is placed on it. */
+  draining: number;
+  created_at: string;
+}
+
+/** An operation on an instance, queued for the agent of the instance's host; deleted once done. */
+export interface HostOperationsTable {
+  id: Generated<number>;
+  host_id: string;
+  instance_id: string;
+  kind: string;
+  /** JSON: what the operation needs besides the instance (a creation's initial parameters). */
+  input: string;
+  created_at: string;
+  /** The agent (its host id and start time) that took it, and when; null while it waits. */
+  claimed_by: string | null;
+  claimed_at: string | null;
 }
 
 export interface ConfigRevisionsTable {
@@ -368,6 +404,8 @@ export interface Database {
   groups: GroupsTable;
   group_members: GroupMembersTable;
   instances: InstancesTable;
+  hosts: HostsTable;
+  host_operations: HostOperationsTable;
   config_revisions: ConfigRevisionsTable;
   logs: LogsTable;
   log_offsets: LogOffsetsTable;

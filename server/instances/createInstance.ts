@@ -15,6 +15,9 @@ import type { RecoveryTarget } from '../../contracts/pitr';
 import { policyErrors } from '../engines/parameterPolicy';
 import { HttpProblem, validationProblem } from '../http/problems';
 import { keepGroupLimits } from './groupLimits';
+import type { Host } from '../../contracts/hosts';
+import { enqueue } from '../hosts/hostQueue';
+import { hostViews, placeOn } from '../hosts/hostStore';
 import type { InstanceContext } from './instanceContext';
 import { probeInto } from './instanceHealth';
 import { launch, startEngine } from './lifecycle';
@@ -33,6 +36,8 @@ export interface CreateInput {
   dcsInstanceId?: string;
   synchronous?: boolean;
   failoverPreset?: ClusterPresetName;
+  /** The host to make it on (admins); absent, the one with the most free capacity. */
+  hostId?: string;
 }
 
 /** Why a member count cannot be had for this engine, or null. */
@@ -117,7 +122,11 @@ export async function createInstance(ctx: InstanceContext, input: CreateInput, a
   const memberProblem = membersProblem(input.type, input.members ?? 1);
   if (memberProblem) throw validationProblem({ members: [memberProblem] });
   const engine = ctx.engine(input.type);
-  await ensureUsable(ctx, engine);
+  const placed = await placeInstance(ctx, input.hostId, input.type === 'etcd' ? 2 * (input.members ?? 1) : 1);
+  if (placed && (input.members ?? 1) > 1) {
+    throw new HttpProblem(409, `A cluster is made by a server that runs instances itself (WARDEN_ROLE=all), not placed on host ${placed.name}.`);
+  }
+  if (!placed) await ensureUsable(ctx, engine);
   const cluster = await checkCluster(ctx, input);
   if (Object.keys(input.parameters).length > 0) {
     const refused = policyErrors(input.type, input.parameters, isAdmin);
@@ -125,21 +134,55 @@ export async function createInstance(ctx: InstanceContext, input: CreateInput, a
     if (Object.keys(errors).length > 0) throw validationProblem(errors);
   }
   const id = randomUUID();
+  if (placed) {
+    // Another host's agent makes it: the row (with ports of that host's range) now, the rest queued.
+    const instance = await insert(ctx, id, input, author, 'create', undefined, placed);
+    await enqueue(ctx.deps.db, { hostId: placed.id, instanceId: id, kind: 'create', input: { parameters: input.parameters, author } }, ctx.deps.clock());
+    return instance;
+  }
   const makesStore = cluster !== undefined && cluster.dcsInstanceId === '';
   const spec = cluster && makesStore ? await makeStore(ctx, input, cluster, author, isAdmin) : cluster;
   const instance = await insert(ctx, id, input, author, 'create', spec);
+  launchCreation(ctx, id, engine, input.parameters, author, makesStore ? () => untilStoreRuns(ctx, spec!.dcsInstanceId) : undefined);
+  return instance;
+}
+
+/** Makes a new instance's data and starts it, as its create operation: here, or on its host for an agent. */
+export function launchCreation(ctx: InstanceContext, id: string, engine: Engine, parameters: Record<string, string>, author: string | null, first?: () => Promise<void>) {
   launch(ctx, id, 'create', async (row, rt) => {
-    if (makesStore) await untilStoreRuns(ctx, spec!.dcsInstanceId);
+    if (first) await first();
     await prepareFolder(ctx, id, rt);
-    await engine.initialize(rt, input.parameters);
+    await engine.initialize(rt, parameters);
     await ctx.change(id, { status: 'stopped', status_reason: null, engine_version: await engine.version() });
-    if (Object.keys(input.parameters).length > 0) {
-      await recordRevision(ctx.deps.db, id, author, ctx.deps.clock(), input.parameters, {});
+    if (Object.keys(parameters).length > 0) {
+      await recordRevision(ctx.deps.db, id, author, ctx.deps.clock(), parameters, {});
     }
     await startEngine(ctx, row, rt, engine);
     return null;
   });
-  return instance;
+}
+
+/**
+ * The other host a new instance goes to, or null when this process makes it itself: the host asked
+ * for (admins), else the one with the most free capacity. A process that runs instances and has no
+ * host registered (a single server) keeps every instance.
+ */
+async function placeInstance(ctx: InstanceContext, hostId: string | undefined, portsNeeded: number): Promise<Host | null> {
+  if (!hostId && ctx.runsInstances && ctx.hostId === null) return null;
+  const hosts = await hostViews(ctx.deps.db);
+  let host: Host | undefined;
+  if (hostId) {
+    host = hosts.find((h) => h.id === hostId);
+    if (!host) throw validationProblem({ hostId: ['No host has this id.'] });
+    if (host.state === 'lost') throw validationProblem({ hostId: [`Host ${host.name} is lost (no heartbeat since ${host.lastHeartbeatAt}).`] });
+    if (host.draining) throw validationProblem({ hostId: [`Host ${host.name} is draining: it takes no new instance.`] });
+  } else {
+    host = placeOn(hosts, portsNeeded);
+    if (!host) {
+      throw new HttpProblem(503, 'No host can take a new instance: every host is lost, draining or out of ports. Start an agent, or stop draining a host.', { title: 'No host available' });
+    }
+  }
+  return host.id === ctx.hostId && ctx.runsInstances ? null : host;
 }
 
 /** A new instance holding a backup's data (DESIGN §10 clone with backupId); the source is not touched. */
@@ -339,13 +382,15 @@ async function insert(
   author: string | null,
   kind: OperationKind,
   cluster?: ClusterBase,
+  placed?: Host,
 ): Promise<Instance> {
   const now = ctx.deps.clock().toISOString();
   const members = input.members ?? 1;
   // etcd takes a client and a peer port per member, a PostgreSQL cluster a postgres and a Patroni REST
   // port per member and its two addresses; the first member's are the instance's own.
   const wanted = cluster ? 2 * members + 2 : input.type === 'etcd' ? 2 * members : 1;
-  await ctx.ports.withPorts(wanted, async ([port, peerPort, ...more]) => {
+  const ports = placed ? ctx.portsOf(placed) : ctx.ports;
+  await ports.withPorts(wanted, async ([port, peerPort, ...more]) => {
     const memberPorts = Array.from({ length: members - 1 }, (_, i) => ({ port: more[2 * i], peerPort: more[2 * i + 1] }));
     const addresses = more.slice(2 * (members - 1));
     const spec: ClusterSpec | null = cluster ? { ...cluster, readWritePort: addresses[0], readOnlyPort: addresses[1] } : null;
@@ -373,6 +418,7 @@ async function insert(
         last_backup_at: null,
         operation_kind: kind,
         operation_started_at: now,
+        host_id: placed?.id ?? ctx.hostId,
       });
     } catch (error) {
       if (error instanceof DuplicateInstanceNameError) throw validationProblem({ name: [error.message] });

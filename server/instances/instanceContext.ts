@@ -3,7 +3,7 @@ import type { RestoreSkip } from '../../contracts/backups';
 import type { Instance } from '../../contracts/instances';
 import type { InstanceType } from '../../contracts/instanceValues';
 import type { Clock } from '../clock';
-import type { Config } from '../config';
+import { runsInstances, type Config } from '../config';
 import { memberIdsOfGroup } from '../db/groups';
 import { clusterSpecOf, findInstance, findInstanceRow, memberPortsOf, updateInstanceRow, type InstanceChange, type InstanceRow } from '../db/instances';
 import type { Db } from '../db/schema';
@@ -41,6 +41,10 @@ export interface InstanceBackups {
   restoreInto(backupId: string, target: InstanceRuntime, parameters: Record<string, string>, log: { instanceId: string }): Promise<RestoreSkip[]>;
 }
 
+/** What an engine call on an instance of another host answers. */
+export const elsewhere =
+  'The instance runs on another host, and only its agent reaches its files: through this server it can be started, stopped, restarted, reloaded and deleted.';
+
 export function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -58,10 +62,26 @@ export class InstanceContext {
   readonly ports: PortAllocator;
   readonly instancesDir: string;
   backups: InstanceBackups | null = null;
+  /** Whether this process runs instances (WARDEN_ROLE all or agent), and its host's id once registered. */
+  readonly runsInstances: boolean;
+  hostId: string | null = null;
 
   constructor(readonly deps: InstanceServiceDeps) {
+    this.runsInstances = runsInstances(deps.config);
     this.instancesDir = path.join(deps.config.dataDir, 'instances');
     this.ports = new PortAllocator(deps.db, deps.config.instancePorts ?? { from: 15400, to: 15999 });
+  }
+
+  private readonly hostPorts = new Map<string, PortAllocator>();
+
+  /** Hands out ports of another host's range (one allocator per host, so this server's creations there take turns). */
+  portsOf(host: { id: string; ports: { from: number; to: number } }): PortAllocator {
+    let ports = this.hostPorts.get(host.id);
+    if (!ports) {
+      ports = new PortAllocator(this.deps.db, host.ports, false);
+      this.hostPorts.set(host.id, ports);
+    }
+    return ports;
   }
 
   attachBackups(backups: InstanceBackups) {
@@ -72,7 +92,22 @@ export class InstanceContext {
     return this.deps.engines[type];
   }
 
-  runtime(row: Pick<InstanceRow, 'id' | 'port' | 'peer_port'> & Partial<Pick<InstanceRow, 'member_ports' | 'cluster'>>): InstanceRuntime {
+  /**
+   * Whether this process runs the instance: it runs instances, and the instance is its host's (or
+   * no host's yet: a store made before hosts, or a process that never registered one).
+   */
+  isLocal(row: Pick<InstanceRow, 'host_id'>): boolean {
+    return this.runsInstances && (row.host_id === null || row.host_id === this.hostId);
+  }
+
+  /**
+   * Where the instance's files and ports are, for the engine; 409 for an instance another host runs,
+   * whose files only its agent reaches (so no engine work is ever tried on the wrong machine).
+   */
+  runtime(row: Pick<InstanceRow, 'id' | 'port' | 'peer_port'> & Partial<Pick<InstanceRow, 'member_ports' | 'cluster' | 'host_id'>>): InstanceRuntime {
+    if (row.host_id !== undefined && !this.isLocal({ host_id: row.host_id })) {
+      throw new HttpProblem(409, elsewhere);
+    }
     const members = memberPortsOf({ member_ports: row.member_ports ?? null });
     const cluster = clusterSpecOf({ cluster: row.cluster ?? null });
     return {

@@ -8,13 +8,14 @@ import { limitsFor, mayEdit, parameterPolicy, policyErrors, refusal } from '../e
 import { ParametersRefused } from '../engines/parameterValues';
 import { EngineError } from '../engines/processRunner';
 import { HttpProblem, validationProblem } from '../http/problems';
-import { cloneFromBackup, cloneInstance, createInstance, nameProblem, restoreToPoint, type CopyShape, type CreateInput, type PointRestoreInput } from './createInstance';
+import { cloneFromBackup, cloneInstance, createInstance, launchCreation, nameProblem, restoreToPoint, type CopyShape, type CreateInput, type PointRestoreInput } from './createInstance';
 import { InstanceContext } from './instanceContext';
 import { probeInto, refresh } from './instanceHealth';
 import { deleteInstance, reloadInstance, restartInstance, startInstance, stopInstance, updateInstance } from './lifecycle';
 import { latestRevision, listRevisions, recordRevision, revisionParameters } from './revisions';
 import { scratch } from './scratchInstances';
 import { Supervisor } from './supervision';
+import { queueForHost } from '../hosts/hostOperations';
 
 /**
  * Runs instances (DESIGN §5): creates them through their engine, keeps desired state in the store,
@@ -35,6 +36,13 @@ export class InstanceService extends InstanceContext {
     return createInstance(this, input, author, isAdmin);
   }
 
+  /** An agent makes an instance an API server placed on its host (the row exists, the create is queued). */
+  async createQueued(id: string, parameters: Record<string, string>, author: string | null): Promise<void> {
+    const row = await this.requireRow(id);
+    this.claim(id);
+    launchCreation(this, id, this.engine(row.type), parameters, author);
+  }
+
   cloneFromBackup(sourceId: string, input: { name: string; backupId: string; description?: string }, author: string | null): Promise<Instance> {
     return cloneFromBackup(this, sourceId, input, author);
   }
@@ -49,27 +57,29 @@ export class InstanceService extends InstanceContext {
 
   // ---- Lifecycle operations (lifecycle.ts) ----
 
-  start(id: string): Promise<Instance> {
-    return startInstance(this, id);
+  async start(id: string): Promise<Instance> {
+    return (await queueForHost(this, id, 'start', { desired_state: 'running' })) ?? startInstance(this, id);
   }
 
-  stop(id: string): Promise<Instance> {
-    return stopInstance(this, id);
+  async stop(id: string): Promise<Instance> {
+    return (await queueForHost(this, id, 'stop', { desired_state: 'stopped' })) ?? stopInstance(this, id);
   }
 
-  restart(id: string): Promise<Instance> {
-    return restartInstance(this, id);
+  async restart(id: string): Promise<Instance> {
+    return (await queueForHost(this, id, 'restart', { desired_state: 'running' })) ?? restartInstance(this, id);
   }
 
-  reload(id: string): Promise<Instance> {
-    return reloadInstance(this, id);
+  async reload(id: string): Promise<Instance> {
+    return (await queueForHost(this, id, 'reload', {})) ?? reloadInstance(this, id);
   }
 
   update(id: string): Promise<Instance> {
     return updateInstance(this, id);
   }
 
-  delete(id: string, force: boolean): Promise<{ id: string; backups: string }> {
+  async delete(id: string, force: boolean): Promise<{ id: string; backups: string }> {
+    const queued = await queueForHost(this, id, 'delete', {}, { force });
+    if (queued) return { id, backups: 'Its host\'s agent deletes it and its data folder; backups of it are kept.' };
     return deleteInstance(this, id, force);
   }
 

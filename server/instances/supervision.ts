@@ -22,7 +22,7 @@ export class Supervisor {
    */
   async reconcile(): Promise<void> {
     await removeLeftoverScratch(this.ctx);
-    for (const row of await allInstanceRows(this.ctx.deps.db)) {
+    for (const row of await this.localRows()) {
       if (row.operation_kind) await this.ctx.change(row.id, { operation_kind: null, operation_started_at: null });
       const engine = this.ctx.engine(row.type);
       const rt = this.ctx.runtime(row);
@@ -55,7 +55,7 @@ export class Supervisor {
 
   probeAll(): Promise<void> {
     this.probing ??= (async () => {
-      for (const row of await allInstanceRows(this.ctx.deps.db)) {
+      for (const row of await this.localRows()) {
         if (this.closed) return;
         if (!this.ctx.busy.has(row.id) && !row.operation_kind) {
           await refresh(this.ctx, row.id).catch(() => undefined);
@@ -66,6 +66,11 @@ export class Supervisor {
       this.probing = null;
     });
     return this.probing;
+  }
+
+  /** The instances this process runs: another host's agent supervises its own. */
+  private async localRows() {
+    return (await allInstanceRows(this.ctx.deps.db)).filter((row) => this.ctx.isLocal(row));
   }
 
   /** Stops probing and waits (a while) for running operations; the instances keep running. */

@@ -24,7 +24,7 @@ export interface MetricsCollectorDeps {
   db: Db;
   bus: EventBus;
   clock: Clock;
-  instances: { runtime(row: InstanceRow): InstanceRuntime; engine(type: InstanceRow['type']): Engine };
+  instances: { runtime(row: InstanceRow): InstanceRuntime; engine(type: InstanceRow['type']): Engine; isLocal(row: Pick<InstanceRow, 'host_id'>): boolean };
   log: { warn(obj: object, msg?: string): void };
   intervalMs?: number;
   sampleTimeoutMs?: number;
@@ -96,7 +96,8 @@ export class MetricsCollector {
    */
   async sampleOnce(): Promise<void> {
     if (this.closed) return;
-    const rows = (await allInstanceRows(this.deps.db)).filter((row) => row.status === 'running');
+    // This host's instances only: another host's agent samples its own.
+    const rows = (await allInstanceRows(this.deps.db)).filter((row) => row.status === 'running' && this.deps.instances.isLocal(row));
     await this.forget(new Set(rows.map((row) => row.id)));
     const due = rows.filter((row) => !this.inFlight.has(row.id));
     if (due.length === 0) return;

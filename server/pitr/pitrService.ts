@@ -107,7 +107,7 @@ export class PitrService {
 
   /** Reads every running pg instance's archiver: a mark each, and an event when its archive changed. */
   async tick(): Promise<void> {
-    const rows = await runningInstanceRows(this.deps.db, 'pg');
+    const rows = (await runningInstanceRows(this.deps.db, 'pg')).filter((row) => this.deps.instances.isLocal(row));
     for (const row of rows) {
       const state = await this.sample(row).catch(() => null);
       if (!state) continue;

@@ -92,6 +92,7 @@ export const instanceRoutes: InstanceRoutes = async (app, { ctx, authz, service 
     async (request, reply) => {
       const body = request.body;
       const instance = await audited(ctx, request, { action: 'instances.create', target: body.name }, async (note) => {
+        if (body.hostId !== undefined && !hasRole(principalOf(request), 'admin')) throw new HttpProblem(403, 'Only an admin chooses the host of a new instance.');
         const groupId = await checkGroup(request, body.groupId);
         const created = await service.create(
           {
@@ -104,12 +105,13 @@ export const instanceRoutes: InstanceRoutes = async (app, { ctx, authz, service 
             dcsInstanceId: body.dcsInstanceId,
             synchronous: body.synchronous,
             failoverPreset: body.failoverPreset,
+            hostId: body.hostId,
           },
           await callerEmail(ctx.db, request),
           hasRole(principalOf(request), 'admin'),
         );
         note.target = created.id;
-        note.detail = { name: created.name, type: created.type, groupId, members: created.members };
+        note.detail = { name: created.name, type: created.type, groupId, members: created.members, ...(body.hostId && { hostId: body.hostId }) };
         return created;
       });
       return reply.code(202).send(instance);

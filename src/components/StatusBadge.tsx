@@ -6,6 +6,7 @@ const looks: Record<InstanceStatus, { label: string; palette: string }> = {
   stopped: { label: 'Stopped', palette: 'gray' },
   offline: { label: 'Offline', palette: 'red' },
   unInitialized: { label: 'Not initialized', palette: 'orange' },
+  unknown: { label: 'Unknown', palette: 'purple' },
 };
 
 export const statusLabel = (status: InstanceStatus | string) => looks[status as InstanceStatus]?.label ?? status;

@@ -11,6 +11,8 @@ import { insertBackup, saveSchedule } from '../../server/db/backups';
 import { copyStore } from '../../server/db/copyStore';
 import { addMembers, createGroup } from '../../server/db/groups';
 import { insertInstance } from '../../server/db/instances';
+import { enqueue } from '../../server/hosts/hostQueue';
+import { registerHost } from '../../server/hosts/hostStore';
 import { recordFailure } from '../../server/db/loginFailures';
 import { insertLogEntries, logSize, offsetStore, queryLogPage, removeLogs } from '../../server/db/logs';
 import { insertSamples, seriesIdOf, setMeasuredSize } from '../../server/db/metrics';
@@ -35,7 +37,7 @@ import { startStoreServer, type StoreServer } from './storeServer';
 /** Every table of the store but log_totals, which each store keeps itself, and rate_limits (the last minute's counts). */
 const copiedTables: (keyof Database)[] = [
   'users', 'sessions', 'tokens', 'recovery_codes', 'login_failures', 'audit_entries', 'outbox', 'groups', 'group_members',
-  'instances', 'config_revisions', 'backups', 'backup_schedules', 'scripts', 'script_runs', 'metric_series', 'metric_samples',
+  'hosts', 'instances', 'host_operations', 'config_revisions', 'backups', 'backup_schedules', 'scripts', 'script_runs', 'metric_series', 'metric_samples',
   'restore_points', 'point_restores', 'recovery_checks', 'logs', 'log_offsets', 'hub_payloads', 'shared_secrets',
 ];
 
@@ -124,7 +126,8 @@ async function fill(db: Db): Promise<void> {
   const orders = randomUUID();
   const restored = randomUUID();
   const etcd = randomUUID();
-  const instance = { status_reason: null, health_level: 'good' as const, health_checks: '[]', engine_version: '15.8', peer_port: null, description: '', last_backup_at: null, operation_kind: null, operation_started_at: null };
+  const { host } = await registerHost(db, { name: 'db-1', address: '10.0.0.1', cores: 8, memoryBytes: 32 * 2 ** 30, diskFreeBytes: 2 ** 40, ports: { from: 23000, to: 23999 }, agentVersion: '1.0.0' }, new Date(iso(3_600_000)));
+  const instance = { status_reason: null, health_level: 'good' as const, health_checks: '[]', engine_version: '15.8', peer_port: null, description: '', last_backup_at: null, operation_kind: null, operation_started_at: null, host_id: host.id };
   await insertInstance(db, { ...instance, id: orders, name: 'orders', type: 'pg', status: 'running', desired_state: 'running', group_id: payments.id, port: 23001, created_at: iso(86_400_000 * 19), created_by: alice.id, description: 'Orders of the shop', last_backup_at: iso(3_600_000) });
   await insertInstance(db, { ...instance, id: restored, name: 'orders-before-migration', type: 'pg', status: 'stopped', desired_state: 'stopped', group_id: payments.id, port: 23002, created_at: iso(86_400_000), created_by: bob.id });
   await insertInstance(db, {
@@ -132,6 +135,7 @@ async function fill(db: Db): Promise<void> {
     member_ports: JSON.stringify([{ port: 23381, peerPort: 23382 }, { port: 23383, peerPort: 23384 }]), created_at: iso(86_400_000 * 5), created_by: alice.id,
     health_level: 'warn', health_checks: JSON.stringify([{ name: 'members', level: 'warn', message: '2 of 3 members answer' }]),
   });
+  await enqueue(db, { hostId: host.id, instanceId: restored, kind: 'start' }, new Date(iso(60_000)));
   await recordRevision(db, orders, alice.id, new Date(iso(86_400_000 * 4)), { work_mem: '64MB' }, { work_mem: '4MB' });
   await recordRevision(db, orders, bob.id, new Date(iso(86_400_000 * 2)), { max_connections: '200' }, {});
 

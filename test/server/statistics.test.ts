@@ -101,7 +101,7 @@ describe('GET /api/statistics', () => {
     expect(outsider.instances.total).toBe(0);
     expect(outsider).toMatchObject({ groups: 0, users: 0, backups: { total: 0, failed24h: 0, storageBytes: 0, lastSucceededAt: null }, logs: { entries: 0, errors24h: 0 } });
     // Every status, type and health level is present, zero or not.
-    expect(Object.keys(outsider.instances.byStatus).sort()).toEqual(['offline', 'running', 'stopped', 'unInitialized']);
+    expect(Object.keys(outsider.instances.byStatus).sort()).toEqual(['offline', 'running', 'stopped', 'unInitialized', 'unknown']);
     expect(Object.keys(outsider.instances.byHealth).sort()).toEqual(['error', 'good', 'warn']);
   });
 

@@ -20,6 +20,7 @@ export const anInstance = (overrides: Partial<Instance> = {}): Instance => ({
   members: 1,
   engineVersion: '16.4',
   host: '127.0.0.1',
+  hostId: null,
   port: 15432,
   description: 'Orders of the shop',
   createdAt: '2025-02-03T04:05:06.000Z',

@@ -7,7 +7,7 @@ import { requestLog } from './pages';
 export const aStatistics = (overrides: Partial<Statistics> = {}): Statistics => ({
   instances: {
     total: 7,
-    byStatus: { unInitialized: 0, offline: 1, stopped: 2, running: 4 },
+    byStatus: { unInitialized: 0, offline: 1, stopped: 2, running: 4, unknown: 0 },
     byType: { pg: 5, etcd: 2 },
     byHealth: { good: 5, warn: 1, error: 1 },
     sizeBytes: 3_500_000_000,
