@@ -3,7 +3,7 @@ import { createApi, fetchBaseQuery } from '@reduxjs/toolkit/query/react';
 // Fixed at build time by webpack's DefinePlugin; empty means the console's own origin.
 const apiUrl = process.env.WARDEN_API_URL ?? '';
 
-export const tagTypes = ['me', 'Instance', 'Group', 'Backup', 'Log', 'User', 'Client', 'Statistics', 'Script'] as const;
+export const tagTypes = ['me', 'Instance', 'Group', 'Backup', 'Log', 'User', 'Client', 'Statistics', 'Script', 'Hosts'] as const;
 
 /** The one createApi: features add their endpoints with injectEndpoints (DESIGN §9). */
 export const baseApi = createApi({

@@ -3,6 +3,7 @@ import { all, call, fork, put } from 'redux-saga/effects';
 import { usersSaga } from '../features/admin/usersSaga';
 import { backupsSaga } from '../features/backups/backupsSaga';
 import { groupsSaga } from '../features/groups/groupsSaga';
+import { hostsSaga } from '../features/hosts/hostsSaga';
 import { instancesSaga } from '../features/instances/instancesSaga';
 import { clusterSaga } from '../features/instances/clusterSaga';
 import { configurationSaga } from '../features/instances/configurationSaga';
@@ -44,6 +45,7 @@ export function* signedInSaga(deps: StoreDeps): SagaIterator {
     fork(updatesSaga),
     fork(backupsSaga),
     fork(pitrSaga),
+    fork(hostsSaga),
     fork(twoFactorSaga),
     fork(debugMessageSaga),
     fork(logsSaga),

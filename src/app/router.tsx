@@ -145,6 +145,7 @@ export function appRoutes(store: AppStore, previousLocation: PreviousLocation, s
             route('admin-users', { lazy: screen(() => import('../features/admin/UsersPage'), 'UsersPage') }),
             route('admin-user', { lazy: screen(() => import('../features/admin/UserPage'), 'UserPage') }),
             route('admin-audit', { lazy: screen(() => import('../features/audit/AuditPage'), 'AuditPage') }),
+            route('admin-hosts', { lazy: screen(() => import('../features/hosts/HostsPage'), 'HostsPage') }),
             route('debug', { lazy: screen(() => import('../features/debug/DebugPage'), 'DebugPage') }),
           ],
         },

@@ -102,6 +102,7 @@ function screens(w: World): { name: string; path: string; heading: string | RegE
     { name: 'admin users', path: '/admin/users', heading: 'Users', ready: (page) => expect(page.getByRole('row', { name: new RegExp(regular.email) })).toBeVisible() },
     { name: 'admin user', path: `/admin/users/${w.userId}`, heading: regular.email },
     { name: 'admin audit', path: '/admin/audit', heading: 'Audit', ready: (page) => expect(page.getByRole('table', { name: 'Audit entries' })).toBeVisible() },
+    { name: 'admin hosts', path: '/admin/hosts', heading: 'Hosts', ready: (page) => expect(page.getByRole('table', { name: 'Hosts' })).toBeVisible() },
     { name: 'debug', path: '/debug', heading: 'Debug' },
   ];
 }

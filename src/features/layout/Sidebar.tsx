@@ -10,6 +10,7 @@ import {
   ClientsIcon,
   DebugIcon,
   GroupsIcon,
+  HostsIcon,
   InstancesIcon,
   LogOutIcon,
   LogsIcon,
@@ -32,6 +33,7 @@ const mainEntries: NavEntry[] = [
   { label: 'Clients', to: routes.clients.path, icon: ClientsIcon },
   { label: 'Users', to: routes['admin-users'].path, icon: UsersIcon, role: 'admin' },
   { label: 'Audit', to: routes['admin-audit'].path, icon: AuditIcon, role: 'admin' },
+  { label: 'Hosts', to: routes['admin-hosts'].path, icon: HostsIcon, role: 'admin' },
   { label: 'Debug', to: routes.debug.path, icon: DebugIcon, role: 'admin' },
 ];
 

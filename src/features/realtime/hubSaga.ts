@@ -96,7 +96,7 @@ function* joinAll(connection: HubConnectionLike, refresh: boolean): SagaIterator
     return;
   }
   yield all(groups.map((group) => call(invokeGroup, connection, 'Join', group)));
-  yield put(baseApi.util.invalidateTags(['Instance', 'Group', 'Backup', 'Log', 'User', 'Statistics']));
+  yield put(baseApi.util.invalidateTags(['Instance', 'Group', 'Backup', 'Log', 'User', 'Statistics', 'Hosts']));
 }
 
 /**

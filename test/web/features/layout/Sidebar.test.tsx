@@ -19,10 +19,11 @@ const linkNames = (nav: ReturnType<typeof within>) =>
 describe('Sidebar', () => {
   it('shows an admin every entry, Users and Debug included', async () => {
     const nav = await sidebarOf(admin);
-    expect(linkNames(nav)).toEqual(['Instances', 'Groups', 'Logs', 'Backups', 'Clients', 'Users', 'Audit', 'Debug', 'Profile']);
+    expect(linkNames(nav)).toEqual(['Instances', 'Groups', 'Logs', 'Backups', 'Clients', 'Users', 'Audit', 'Hosts', 'Debug', 'Profile']);
     expect(nav.getByRole('link', { name: 'Users' })).toHaveAttribute('href', '/admin/users');
     expect(nav.getByRole('link', { name: 'Debug' })).toHaveAttribute('href', '/debug');
     expect(nav.getByRole('link', { name: 'Audit' })).toHaveAttribute('href', '/admin/audit');
+    expect(nav.getByRole('link', { name: 'Hosts' })).toHaveAttribute('href', '/admin/hosts');
   });
 
   it('hides Users and Debug from a regular user', async () => {
@@ -31,6 +32,7 @@ describe('Sidebar', () => {
     expect(nav.queryByRole('link', { name: 'Users' })).not.toBeInTheDocument();
     expect(nav.queryByRole('link', { name: 'Debug' })).not.toBeInTheDocument();
     expect(nav.queryByRole('link', { name: 'Audit' })).not.toBeInTheDocument();
+    expect(nav.queryByRole('link', { name: 'Hosts' })).not.toBeInTheDocument();
   });
 
   it('marks the current screen, also below it', async () => {
