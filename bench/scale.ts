@@ -22,7 +22,9 @@ import { createUser } from '../server/db/users';
 import { sessionCookieName } from '../server/http/sessionCookie';
 import { freePort } from '../test/e2e/wardenProcess';
 import { startStoreServer, templateName, type StoreServer } from '../test/server/storeServer';
+import { hostDefaults } from '../server/config';
 import { benchConfig } from './lib/benchConfig';
+import { adoptionTimes, lostDetectionTimes } from './lib/hostFigures';
 import { coresUsed, cpuSample, type CpuGroups } from './lib/cpuTime';
 import { loadAverage, median, percentile, table, whole } from './lib/figures';
 import { get, HttpLoad } from './lib/httpLoad';
@@ -51,6 +53,9 @@ const hubEvents = quick ? 500 : 1000;
 const warmupEvents = 20;
 /** A delivery not seen by then is counted lost. */
 const deliveryTimeoutMs = 5_000;
+const adoptCount = 500;
+const adoptRounds = quick ? 2 : 5;
+const lostRounds = quick ? 1 : 3;
 const groupCount = 50;
 /** The console's instance list as it opens from a link: page 1 of 25, sorted by name. */
 const firstPage = '/instances?page=1&pageSize=25';
@@ -471,6 +476,9 @@ async function main() {
       `3. Hub: a @microsoft/signalr client (WebSockets, session cookie, Origin) on each of two servers on one PostgreSQL store; ` +
       `${hubEvents} POST /debug broadcasts taking turns between the servers, one at a time (${warmupEvents} unmeasured first); ` +
       'latency = request sent → the client handler runs, ms.\n' +
+      `4. Hosts, in this process on a PostgreSQL store: an agent restarted over ${adoptCount} running instances of its host ` +
+      `(engines that answer at once, so the engines' own probes are not counted), build → ready, ${adoptRounds} restarts; and an ` +
+      `agent stopped at a random moment between heartbeats while a server watches, stop → "lost" announced, ${lostRounds} rounds.\n` +
       `Latency = request sent → body read, ms. Load average (1/5/15 min) at start: ${loadAtStart} on ${os.cpus().length} CPUs.\n`,
   );
 
@@ -608,6 +616,22 @@ async function main() {
       ['hub deliveries lost', String(hub.lost), '0', verdict(hub.lost === 0)],
     );
     if (hub.lost > 0) process.exitCode = 1;
+
+    // ---- 4. Hosts ----
+    console.log(`4. hosts: an agent adopting ${adoptCount} instances after a restart, and a lost host found…`);
+    const adoption = await adoptionTimes(await storeDatabase(store, 'scale_hosts'), adoptCount, adoptRounds);
+    const lost = await lostDetectionTimes(await storeDatabase(store, 'scale_lost'), hostDefaults.heartbeatMs, lostRounds);
+    const hostRows = [
+      ['measure', 'n', 'median', 'max'],
+      [`agent restart → ${adoptCount} instances adopted (ready), s`, String(adoption.ms.length), (median(adoption.ms) / 1000).toFixed(2), (Math.max(...adoption.ms) / 1000).toFixed(2)],
+      [`agent gone → host lost (heartbeat ${hostDefaults.heartbeatMs / 1000} s), s`, String(lost.length), (median(lost) / 1000).toFixed(2), (Math.max(...lost) / 1000).toFixed(2)],
+    ];
+    console.log(`${table(hostRows)}\n`);
+    notes.push(`instances started again by the adopting agent: ${adoption.restarted} (adoption never restarts a running instance)`);
+    summary.push(
+      [`time to adopt ${adoptCount} instances after an agent restart`, `${(median(adoption.ms) / 1000).toFixed(2)} s`, '—', '—'],
+      ['lost host detected (worst of the rounds)', `${(Math.max(...lost) / 1000).toFixed(2)} s`, '≤ 15 s', verdict(Math.max(...lost) <= 15_000)],
+    );
   } finally {
     for (const child of children) await stopChild(child);
     killEverything();

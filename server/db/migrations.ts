@@ -505,6 +505,7 @@ const migrations: Record<string, Migration> = {
         .addColumn('agent_version', 'text', (c) => c.notNull())
         .addColumn('started_at', 'text', (c) => c.notNull())
         .addColumn('heartbeat_at', 'text', (c) => c.notNull())
+        .addColumn('heartbeat_ms', 'integer', (c) => c.notNull())
         .addColumn('lost_at', 'text')
         .addColumn('draining', 'integer', (c) => c.notNull().defaultTo(0))
         .addColumn('created_at', 'text', (c) => c.notNull())

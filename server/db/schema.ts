@@ -169,6 +169,8 @@ export interface HostsTable {
   agent_version: string;
   started_at: string;
   heartbeat_at: string;
+  /** How often its agent heartbeats: it is lost after `hostLostAfterBeats` of them. */
+  heartbeat_ms: number;
   /** When the host was found lost (no heartbeat for a while); null while it is online. */
   lost_at: string | null;
   /** 1: no new instance is placed on it. */

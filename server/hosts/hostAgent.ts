@@ -121,6 +121,7 @@ export class HostAgent {
       diskFreeBytes: this.diskFree(),
       ports: config.instancePorts ?? instanceDefaults.instancePorts,
       agentVersion: wardenVersion,
+      heartbeatMs: config.heartbeatMs ?? hostDefaults.heartbeatMs,
     };
   }
 

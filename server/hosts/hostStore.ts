@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import type { Host } from '../../contracts/hosts';
+import { hostLostAfterBeats, type Host } from '../../contracts/hosts';
 import { portsInUse } from '../db/instances';
 import type { Db, HostsTable } from '../db/schema';
 
@@ -17,6 +17,7 @@ export interface HostFacts {
   diskFreeBytes: number;
   ports: { from: number; to: number };
   agentVersion: string;
+  heartbeatMs: number;
 }
 
 /**
@@ -33,6 +34,7 @@ export async function registerHost(db: Db, facts: HostFacts, now: Date): Promise
     ports_from: facts.ports.from,
     ports_to: facts.ports.to,
     agent_version: facts.agentVersion,
+    heartbeat_ms: facts.heartbeatMs,
     started_at: at,
     heartbeat_at: at,
     lost_at: null,
@@ -56,16 +58,13 @@ export async function heartbeat(db: Db, id: string, diskFreeBytes: number, now: 
 }
 
 /**
- * Marks lost every online host whose last heartbeat is older than `cutoff`. Each host is marked by
- * one conditional update, so of several servers watching, exactly one finds it lost and says so.
+ * Marks lost every online host whose agent has missed `hostLostAfterBeats` of its heartbeats. Each
+ * host is marked by one update conditional on the heartbeat seen, so of several servers watching,
+ * exactly one finds it lost and says so, and a heartbeat meanwhile keeps it online.
  */
-export async function markLostHosts(db: Db, cutoff: Date, now: Date): Promise<HostRow[]> {
-  const late = await db
-    .selectFrom('hosts')
-    .selectAll()
-    .where('lost_at', 'is', null)
-    .where('heartbeat_at', '<', cutoff.toISOString())
-    .execute();
+export async function markLostHosts(db: Db, now: Date): Promise<HostRow[]> {
+  const online = await db.selectFrom('hosts').selectAll().where('lost_at', 'is', null).execute();
+  const late = online.filter((host) => now.getTime() - Date.parse(host.heartbeat_at) > hostLostAfterBeats * host.heartbeat_ms);
   const lost: HostRow[] = [];
   for (const host of late) {
     const { numUpdatedRows } = await db
@@ -73,7 +72,7 @@ export async function markLostHosts(db: Db, cutoff: Date, now: Date): Promise<Ho
       .set({ lost_at: now.toISOString() })
       .where('id', '=', host.id)
       .where('lost_at', 'is', null)
-      .where('heartbeat_at', '<', cutoff.toISOString())
+      .where('heartbeat_at', '=', host.heartbeat_at)
       .executeTakeFirst();
     if (Number(numUpdatedRows) === 1) lost.push({ ...host, lost_at: now.toISOString() });
   }

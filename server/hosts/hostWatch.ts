@@ -1,5 +1,3 @@
-import { hostLostAfterBeats } from '../../contracts/hosts';
-import { hostDefaults } from '../config';
 import type { InstanceContext } from '../instances/instanceContext';
 import { settle } from '../instances/instanceHealth';
 import { publishHost } from './hostAgent';
@@ -9,7 +7,7 @@ import { markLostHosts, type HostRow } from './hostStore';
 const watchMs = 1000;
 
 /**
- * Finds hosts whose agent stopped heartbeating (for `hostLostAfterBeats` heartbeats) and shows them
+ * Finds hosts whose agent stopped heartbeating (for `hostLostAfterBeats` of its heartbeats) and shows them
  * as lost and their instances as unknown: nobody can tell whether they run, and they may well run
  * on. Every server watches; a conditional update lets exactly one of them announce each loss. The
  * host's agent, back, probes its instances and their true status returns.
@@ -35,10 +33,8 @@ export class HostWatch {
 
   check(): Promise<void> {
     this.watching ??= (async () => {
-      const { db, clock, config } = this.ctx.deps;
-      const now = clock();
-      const cutoff = new Date(now.getTime() - hostLostAfterBeats * (config.heartbeatMs ?? hostDefaults.heartbeatMs));
-      for (const host of await markLostHosts(db, cutoff, now)) await this.lose(host);
+      const { db, clock } = this.ctx.deps;
+      for (const host of await markLostHosts(db, clock())) await this.lose(host);
     })()
       .catch((error: unknown) => this.warn('Could not check the hosts\' heartbeats', error))
       .finally(() => {

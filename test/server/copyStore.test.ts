@@ -126,7 +126,7 @@ async function fill(db: Db): Promise<void> {
   const orders = randomUUID();
   const restored = randomUUID();
   const etcd = randomUUID();
-  const { host } = await registerHost(db, { name: 'db-1', address: '10.0.0.1', cores: 8, memoryBytes: 32 * 2 ** 30, diskFreeBytes: 2 ** 40, ports: { from: 23000, to: 23999 }, agentVersion: '1.0.0' }, new Date(iso(3_600_000)));
+  const { host } = await registerHost(db, { name: 'db-1', address: '10.0.0.1', cores: 8, memoryBytes: 32 * 2 ** 30, diskFreeBytes: 2 ** 40, ports: { from: 23000, to: 23999 }, agentVersion: '1.0.0', heartbeatMs: 4000 }, new Date(iso(3_600_000)));
   const instance = { status_reason: null, health_level: 'good' as const, health_checks: '[]', engine_version: '15.8', peer_port: null, description: '', last_backup_at: null, operation_kind: null, operation_started_at: null, host_id: host.id };
   await insertInstance(db, { ...instance, id: orders, name: 'orders', type: 'pg', status: 'running', desired_state: 'running', group_id: payments.id, port: 23001, created_at: iso(86_400_000 * 19), created_by: alice.id, description: 'Orders of the shop', last_backup_at: iso(3_600_000) });
   await insertInstance(db, { ...instance, id: restored, name: 'orders-before-migration', type: 'pg', status: 'stopped', desired_state: 'stopped', group_id: payments.id, port: 23002, created_at: iso(86_400_000), created_by: bob.id });
