@@ -6,6 +6,7 @@ import type { Instance } from '../../contracts/instances';
 import { buildApp, type App } from '../../server/app';
 import type { Config } from '../../server/config';
 import { findInstanceRow } from '../../server/db/instances';
+import { openDb } from '../../server/db/open';
 import type { Db } from '../../server/db/schema';
 import { claimNext, enqueue } from '../../server/hosts/hostQueue';
 import { placeOn } from '../../server/hosts/hostStore';
@@ -194,6 +195,22 @@ describe('hosts', () => {
     expect(taken.filter(Boolean)).toHaveLength(1);
     await db.deleteFrom('host_operations').execute();
     agent = await startAgent();
+  });
+});
+
+describe('an agent and the store', () => {
+  test('an agent never migrates: on a store not at its version it refuses to start, saying a server must start first', async () => {
+    const fresh = openDb({ dataDir: fs.mkdtempSync(path.join(dataDir, 'fresh-')) });
+    try {
+      const config = testConfig({ role: 'agent', hostName: 'too-early', heartbeatMs });
+      const early = buildApp(config, { db: fresh, bus, clock: clock.now, logger: false, engines: { pg: inertEngine('pg'), etcd: inertEngine('etcd') } });
+      await expect(early.ready()).rejects.toThrow(/start a server \(WARDEN_ROLE=server or all\) of this version on it first/);
+      await early.close().catch(() => undefined);
+      const tables = await fresh.introspection.getTables();
+      expect(tables.map((t) => t.name)).not.toContain('hosts');
+    } finally {
+      await fresh.destroy();
+    }
   });
 });
 
