@@ -64,6 +64,7 @@ import path from 'node:path';
 import { instanceDefaults, logDefaults } from './config';
 import { HostAgent } from './hosts/hostAgent';
 import { HostWatch } from './hosts/hostWatch';
+import { acceptForwardedOnly, forwardToHosts } from './hosts/forwarding';
 import { hostRoutes } from './routes/hosts';
 
 export interface AppDeps {
@@ -179,6 +180,12 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
   // A process that runs instances is a host: it registers, heartbeats and runs what is queued for it.
   const hostAgent = instances.runsInstances ? new HostAgent({ db, bus, clock, config, instances, warn }) : null;
   const hostWatch = new HostWatch(instances, warn);
+  if (hostAgent) {
+    app.addHook('onListen', async () => {
+      const address = app.server.address();
+      if (address && typeof address === 'object') await hostAgent.listening(address.port);
+    });
+  }
   // After migrations; instances keep running when the server stops (close only stops watching).
   if (deps.supervise !== false) {
     app.addHook('onReady', async () => {
@@ -237,8 +244,10 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
   app.register(openApi, { config });
 
   app.register(healthRoutes);
-  // An agent serves its health only: people and the hub reach the API servers.
-  if (role !== 'agent') registerApi();
+  // An agent answers only what servers forward to it (and its health): people reach the servers.
+  if (role === 'agent') acceptForwardedOnly(app, db);
+  else forwardToHosts(app, { db, instances });
+  registerApi();
   function registerApi() {
     app.register(hostRoutes, { prefix: '/hosts', ctx });
     app.register(hubRoute, { hub });

@@ -506,6 +506,7 @@ const migrations: Record<string, Migration> = {
         .addColumn('started_at', 'text', (c) => c.notNull())
         .addColumn('heartbeat_at', 'text', (c) => c.notNull())
         .addColumn('heartbeat_ms', 'integer', (c) => c.notNull())
+        .addColumn('api_url', 'text')
         .addColumn('lost_at', 'text')
         .addColumn('draining', 'integer', (c) => c.notNull().defaultTo(0))
         .addColumn('created_at', 'text', (c) => c.notNull())

@@ -171,6 +171,8 @@ export interface HostsTable {
   heartbeat_at: string;
   /** How often its agent heartbeats: it is lost after `hostLostAfterBeats` of them. */
   heartbeat_ms: number;
+  /** Where its agent answers the calls servers forward to it (http://address:port); null until it listens. */
+  api_url: string | null;
   /** When the host was found lost (no heartbeat for a while); null while it is online. */
   lost_at: string | null;
   /** 1: no new instance is placed on it. */

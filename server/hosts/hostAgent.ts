@@ -63,6 +63,19 @@ export class HostAgent {
     await publishHost(db, this.deps.bus, host.id, created ? 'registered' : wasLost ? 'returned' : 'updated');
   }
 
+  /**
+   * Where servers forward the calls on this host's instances that need their files: this process's
+   * API, at the address it listens on (WARDEN_HOST), or at the host's address when it listens on all.
+   */
+  async listening(port: number): Promise<void> {
+    const id = this.hostId;
+    if (!id) return;
+    const { host, hostAddress } = this.deps.config;
+    const address = host === '0.0.0.0' || host === '::' ? (hostAddress ?? hostDefaults.address) : host;
+    const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+    await this.deps.db.updateTable('hosts').set({ api_url: url }).where('id', '=', id).execute();
+  }
+
   /** Heartbeats and takes queued operations until closed. */
   start(): void {
     const interval = this.deps.config.heartbeatMs ?? hostDefaults.heartbeatMs;

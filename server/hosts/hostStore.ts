@@ -44,7 +44,7 @@ export async function registerHost(db: Db, facts: HostFacts, now: Date): Promise
     await db.updateTable('hosts').set(values).where('id', '=', existing.id).execute();
     return { host: { ...existing, ...values }, wasLost: existing.lost_at !== null, created: false };
   }
-  const host: HostRow = { id: randomUUID(), name: facts.name, draining: 0, created_at: at, ...values };
+  const host: HostRow = { id: randomUUID(), name: facts.name, draining: 0, created_at: at, api_url: null, ...values };
   await db.insertInto('hosts').values(host).execute();
   return { host, wasLost: false, created: true };
 }

@@ -39,7 +39,8 @@ function appFor(overrides: Partial<Config>): App {
 async function startAgent(): Promise<App> {
   const started = appFor({ role: 'agent', hostName: 'host-2', hostAddress: '10.0.0.2', dataDir: path.join(dataDir, 'host-2'), instancePorts: { from: 17000, to: 17009 } });
   fs.mkdirSync(path.join(dataDir, 'host-2'), { recursive: true, mode: 0o711 });
-  await started.ready();
+  // Listening: servers forward to it the calls that need its instances' files.
+  await started.listen({ host: '127.0.0.1', port: 0 });
   return started;
 }
 
@@ -103,9 +104,13 @@ describe('hosts', () => {
     expectProblem(await call('GET', '/hosts', undefined, member), 403);
   });
 
-  test('an agent answers its health and nothing else: people reach the API servers', async () => {
+  test('an agent answers its health and the calls servers forward, nothing else: people reach the servers', async () => {
     expect((await agent!.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
-    expect((await agent!.inject({ method: 'GET', url: '/hosts', headers: { cookie: admin } })).statusCode).toBe(404);
+    expectProblem(await agent!.inject({ method: 'GET', url: '/hosts', headers: { cookie: admin } }), 404);
+    expectProblem(await agent!.inject({ method: 'GET', url: '/hosts', headers: { cookie: admin, 'x-warden-forwarded': 'guessed' } }), 404);
+    const host = (await hosts()).items[0];
+    const row = await db.selectFrom('hosts').select('api_url').where('id', '=', host.id).executeTakeFirstOrThrow();
+    expect(row.api_url).toBe(`http://127.0.0.1:${(agent!.server.address() as { port: number }).port}`);
   });
 
   test('an instance created through the server is placed on the agent\'s host, made there, and operated through the queue', async () => {
@@ -134,10 +139,15 @@ describe('hosts', () => {
     expect(reload).toMatchObject({ ok: false, error: expect.stringContaining('only a running instance reloads') });
     expect((await instance(body.id)).operation).toBeNull();
 
-    // What only the agent reaches (the instance's files) is refused with why, never tried here.
+    // What needs the instance's files is forwarded to the agent, which answers it as a server would.
     const config = await call('GET', `/instances/${body.id}/config`);
-    expectProblem(config, 409);
-    expect(config.json<{ detail: string }>().detail).toMatch(/runs on another host/);
+    expect(config.statusCode).toBe(200);
+    expect(config.json<{ parameters: { name: string }[] }>().parameters.map((p) => p.name)).toEqual(['work_mem']);
+    const changed = await call('PUT', `/instances/${body.id}/config`, { parameters: { work_mem: '8MB' } });
+    expect(changed.statusCode).toBe(200);
+    expect((await call('GET', `/instances/${body.id}/config/revisions`)).json<{ total: number }>().total).toBe(1);
+    // The agent applies its own access rules: a user outside the instance's group learns nothing there either.
+    expectProblem(await call('GET', `/instances/${body.id}/config`, undefined, member), 404);
   });
 
   test('admins may choose the host; regular users may not, and unknown or drained hosts are refused', async () => {
@@ -174,9 +184,10 @@ describe('hosts', () => {
     // Only one server says a host is lost, however many watch.
     await server.hostWatch.check();
     expect(events.filter((e) => e.event === 'HostChanged' && (e.payload as HostChangedPayload).change === 'lost')).toHaveLength(1);
-    const refused = await call('POST', `/instances/${created.id}/restart`, {});
-    expectProblem(refused, 409);
-    expect(refused.json<{ detail: string }>().detail).toMatch(/host-2, which is lost/);
+    for (const refused of [await call('POST', `/instances/${created.id}/restart`, {}), await call('GET', `/instances/${created.id}/config`)]) {
+      expectProblem(refused, 409);
+      expect(refused.json<{ detail: string }>().detail).toMatch(/host-2, which is lost/);
+    }
 
     agent = await startAgent();
     expect((await hosts()).items[0]).toMatchObject({ id: lost.id, state: 'online', lostAt: null });

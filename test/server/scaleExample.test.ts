@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -225,6 +226,31 @@ it('makes an instance through server A on host-2, stops and starts it through se
     await onA.connection.stop();
     await onB.connection.stop();
   }
+});
+
+it('forwards what needs the instance\'s files to its host\'s agent: its configuration, a backup, and the backup\'s download', async () => {
+  const headers = { cookie, origin: example.url, 'content-type': 'application/json' };
+  const config = await fetch(`${example.servers[0].url}/instances/${placedId}/config`, { headers });
+  expect(config.status).toBe(200);
+  expect(((await config.json()) as { parameters: { name: string }[] }).parameters.some((p) => p.name === 'work_mem')).toBe(true);
+
+  const taken = await fetch(`${example.servers[1].url}/instances/${placedId}/backups/database/backup`, { method: 'POST', headers, body: '{}' });
+  expect(taken.status).toBe(202);
+  const backup = (await taken.json()) as { id: string };
+  await waitFor(
+    'the backup to succeed',
+    async () => ((await (await call('GET', `/instances/${placedId}/backups/database`)).json()) as { items: { id: string; status: string }[] }).items,
+    (items) => items.some((b) => b.id === backup.id && b.status === 'succeeded'),
+    60_000,
+  );
+  // Kept in host-2's data folder, never on a server's.
+  expect(fs.readdirSync(path.join(dir, 'host-2', 'backups'), { recursive: true }).length).toBeGreaterThan(0);
+  const { url } = (await (await call('GET', `/instances/${placedId}/backups/url/${backup.id}`)).json()) as { url: string };
+  const download = await fetch(new URL(url, example.url));
+  expect(download.status).toBe(200);
+  const bytes = Buffer.from(await download.arrayBuffer());
+  expect(bytes.length).toBeGreaterThan(0);
+  expect(download.headers.get('x-checksum-sha256')).toBe(createHash('sha256').update(bytes).digest('hex'));
 });
 
 it('shows a host whose agent is killed as lost within three heartbeats, its instance unknown but running; the agent back adopts it unrestarted', async () => {

@@ -174,6 +174,8 @@ export async function startScaleExample(options: ScaleExampleOptions): Promise<S
       WARDEN_PORT: String(port),
       WARDEN_HOST_NAME: hostName,
       WARDEN_HOST_ADDRESS: '127.0.0.1',
+      // Calls servers forward to it come from the console's origin.
+      WARDEN_PUBLIC_URL: url,
       WARDEN_DATA_DIR: path.join(dir, hostName),
       WARDEN_INSTANCE_PORTS: instancePorts,
     });
