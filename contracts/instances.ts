@@ -244,6 +244,8 @@ export const CloneRequest = Type.Object(
     dcsInstanceId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     synchronous: Type.Optional(Type.Boolean()),
     failoverPreset: Type.Optional(literals(clusterPresetNames)),
+    /** Admins, with backupId: the host to restore it on (GET /hosts); absent, the source's host. */
+    hostId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   },
   { additionalProperties: false },
 );

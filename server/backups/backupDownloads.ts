@@ -1,6 +1,10 @@
 import { isPhysicalFormat } from '../../contracts/backupValues';
 import { physicalOnly } from './backupContext';
-import type { Readable } from 'node:stream';
+import fs from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { EngineError } from '../engines/processRunner';
 import type { DownloadUrl } from '../../contracts/backups';
 import { downloadUrlLifetimeMs } from '../../contracts/backupValues';
 import { findBackupRow } from '../db/backups';
@@ -32,6 +36,30 @@ export class BackupDownloads {
     const { expires, signature } = await this.signer.sign(backupId, expiresAt);
     const base = this.ctx.deps.config.publicUrl;
     return { url: `${base}/downloads/backups/${backupId}?expires=${expires}&signature=${signature}`, expiresAt: expiresAt.toISOString() };
+  }
+
+  /**
+   * Brings a backup kept on another host (its agent's API at `hostApiUrl`) into this host's storage,
+   * through the signed download that host serves, and checks it against the backup's checksum.
+   * Answers how to remove the copy once used.
+   */
+  async fetchFromHost(backupId: string, hostApiUrl: string, headers: Record<string, string>): Promise<() => Promise<void>> {
+    const row = await findBackupRow(this.ctx.db, backupId);
+    if (!row?.storage_key || !row.sha256) throw new EngineError('The backup no longer exists.');
+    const { expires, signature } = await this.signer.sign(backupId, new Date(this.ctx.now().getTime() + downloadUrlLifetimeMs));
+    const answer = await fetch(new URL(`/downloads/backups/${backupId}?expires=${expires}&signature=${signature}`, hostApiUrl), { headers }).catch(() => null);
+    if (answer?.status !== 200 || !answer.body) {
+      throw new EngineError(`The host that keeps the backup did not hand it over (${answer ? `HTTP ${answer.status}` : 'no answer'} from ${hostApiUrl}): try again once it is online.`);
+    }
+    const body = answer.body;
+    const { storage } = this.ctx.deps;
+    const key = row.storage_key;
+    const stored = await storage.put(key, (file) => pipeline(Readable.fromWeb(body as WebReadableStream<Uint8Array>), fs.createWriteStream(file, { mode: 0o600 })));
+    if (stored.sha256 !== row.sha256) {
+      await storage.delete(key);
+      throw new EngineError('The backup arrived from its host damaged (its checksum differs): try again.');
+    }
+    return () => storage.delete(key);
   }
 
   /** Checks a signed link and plans the answer; a full download is verified while it streams. */

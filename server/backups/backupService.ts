@@ -130,6 +130,10 @@ export class BackupService implements InstanceBackups {
     return verifyBackup(this.ctx, instanceId, backupId);
   }
 
+  fetchFromHost(backupId: string, hostApiUrl: string, headers: Record<string, string>): Promise<() => Promise<void>> {
+    return this.downloads.fetchFromHost(backupId, hostApiUrl, headers);
+  }
+
   checkCloneSource(instanceId: string, backupId: string): Promise<void> {
     return checkCloneSource(this.ctx, instanceId, backupId);
   }

@@ -35,6 +35,11 @@ const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding', 'cont
 
 const keyOf = (db: Db) => sharedSecret(db, secretName).then((key) => key.toString('base64url'));
 
+/** What a server or agent sends with a call to another host's agent. */
+export async function forwardingHeaders(db: Db): Promise<Record<string, string>> {
+  return { [forwardedHeader]: await keyOf(db) };
+}
+
 /** On a server: calls on other hosts' instances go to their agents. */
 export function forwardToHosts(app: FastifyInstance, { db, instances }: { db: Db; instances: InstanceContext }) {
   let key: Promise<string> | null = null;

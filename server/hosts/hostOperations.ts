@@ -39,12 +39,15 @@ export async function queueForHost(ctx: InstanceContext, id: string, kind: Queue
 
 /** Runs a queued operation on this host and waits for its end, which it records and announces as any operation's. */
 export async function runQueued(service: InstanceService, op: HostOperation): Promise<void> {
-  const input = JSON.parse(op.input) as { parameters?: Record<string, string>; author?: string | null; force?: boolean };
+  const input = JSON.parse(op.input) as { parameters?: Record<string, string>; author?: string | null; force?: boolean; backupId?: string; sourceId?: string };
   const id = op.instance_id;
   try {
     switch (op.kind as QueuedKind) {
       case 'create':
         await service.createQueued(id, input.parameters ?? {}, input.author ?? null);
+        break;
+      case 'clone':
+        await service.restoreQueued(id, input.sourceId ?? '', input.backupId ?? '', input.author ?? null);
         break;
       case 'start':
         await service.start(id);

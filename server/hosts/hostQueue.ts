@@ -12,7 +12,7 @@ import type { Db, HostOperationsTable } from '../db/schema';
 
 export type HostOperation = Selectable<HostOperationsTable>;
 
-export const queuedKinds = ['create', 'start', 'stop', 'restart', 'reload', 'delete'] as const;
+export const queuedKinds = ['create', 'clone', 'start', 'stop', 'restart', 'reload', 'delete'] as const;
 export type QueuedKind = (typeof queuedKinds)[number];
 
 export async function enqueue(db: Db, op: { hostId: string; instanceId: string; kind: QueuedKind; input?: unknown }, now: Date): Promise<void> {

@@ -17,7 +17,8 @@ import { HttpProblem, validationProblem } from '../http/problems';
 import { keepGroupLimits } from './groupLimits';
 import type { Host } from '../../contracts/hosts';
 import { enqueue } from '../hosts/hostQueue';
-import { hostViews, placeOn } from '../hosts/hostStore';
+import { forwardingHeaders } from '../hosts/forwarding';
+import { findHostRow, hostViews, placeOn } from '../hosts/hostStore';
 import type { InstanceContext } from './instanceContext';
 import { probeInto } from './instanceHealth';
 import { launch, startEngine } from './lifecycle';
@@ -189,28 +190,59 @@ async function placeInstance(ctx: InstanceContext, hostId: string | undefined, p
 export async function cloneFromBackup(
   ctx: InstanceContext,
   sourceId: string,
-  input: { name: string; backupId: string; description?: string },
+  input: { name: string; backupId: string; description?: string; hostId?: string },
   author: string | null,
 ): Promise<Instance> {
   const source = await ctx.requireRow(sourceId);
   if (!ctx.backups) throw new HttpProblem(503, 'Backups are not available on this server.');
   await ctx.backups.checkCloneSource(sourceId, input.backupId);
-  const engine = await checkCopy(ctx, source, input.name);
+  const placed = input.hostId ? await placeInstance(ctx, input.hostId, source.type === 'etcd' ? 2 : 1) : null;
+  const engine = placed ? ctx.engine(source.type) : await checkCopy(ctx, source, input.name);
+  if (placed) {
+    const problem = await nameProblem(ctx, input.name);
+    if (problem) throw validationProblem({ name: [problem] });
+  }
   const id = randomUUID();
-  const instance = await insertCopy(ctx, id, source, input.name, input.description ?? `Restored from a backup of ${source.name}`, author);
-  const backups = ctx.backups;
-  launch(ctx, id, 'clone', async (row, rt) => {
-    const saved = await revisionParameters(ctx.deps.db, sourceId);
-    await prepareFolder(ctx, id, rt);
-    ctx.deps.logs.tail(id, engine.logDir(rt), row.type);
-    const skipped = await backups.restoreInto(input.backupId, rt, saved, { instanceId: id });
-    if (Object.keys(saved).length > 0) await recordRevision(ctx.deps.db, id, author, ctx.deps.clock(), saved, {});
-    await ctx.change(id, { status: 'stopped', status_reason: null, engine_version: await engine.version() });
-    await probeInto(ctx, row, rt, engine);
-    const leftOut = skipped.length > 0 ? ` without ${skipped.length} item(s) that need more than the tenant's rights (listed in the log)` : '';
-    return `restored from backup ${input.backupId} of ${source.name}${leftOut}`;
-  });
+  const description = input.description ?? `Restored from a backup of ${source.name}`;
+  const instance = await insertCopy(ctx, id, source, input.name, description, author, placed ?? undefined);
+  if (placed) {
+    // Made by the other host's agent, which first brings the backup over from this host.
+    await enqueue(ctx.deps.db, { hostId: placed.id, instanceId: id, kind: 'clone', input: { backupId: input.backupId, sourceId, author } }, ctx.deps.clock());
+    return instance;
+  }
+  launchRestore(ctx, id, engine, source, input.backupId, author);
   return instance;
+}
+
+/**
+ * Restores a backup into the new instance `id`, as its clone operation; a backup kept on another host
+ * is brought over first and its copy removed after.
+ */
+export function launchRestore(ctx: InstanceContext, id: string, engine: Engine, source: InstanceRow, backupId: string, author: string | null) {
+  const backups = ctx.backups!;
+  launch(ctx, id, 'clone', async (row, rt) => {
+    const removeCopy = ctx.isLocal(source) ? null : await fetchBackupOfHost(ctx, source, backupId);
+    try {
+      const saved = await revisionParameters(ctx.deps.db, source.id);
+      await prepareFolder(ctx, id, rt);
+      ctx.deps.logs.tail(id, engine.logDir(rt), row.type);
+      const skipped = await backups.restoreInto(backupId, rt, saved, { instanceId: id });
+      if (Object.keys(saved).length > 0) await recordRevision(ctx.deps.db, id, author, ctx.deps.clock(), saved, {});
+      await ctx.change(id, { status: 'stopped', status_reason: null, engine_version: await engine.version() });
+      await probeInto(ctx, row, rt, engine);
+      const leftOut = skipped.length > 0 ? ` without ${skipped.length} item(s) that need more than the tenant's rights (listed in the log)` : '';
+      return `restored from backup ${backupId} of ${source.name}${leftOut}`;
+    } finally {
+      await removeCopy?.();
+    }
+  });
+}
+
+/** A backup of `source`, kept on its host, brought into this host's storage from that host's agent. */
+async function fetchBackupOfHost(ctx: InstanceContext, source: InstanceRow, backupId: string): Promise<() => Promise<void>> {
+  const host = source.host_id ? await findHostRow(ctx.deps.db, source.host_id) : undefined;
+  if (!host?.api_url || host.lost_at) throw new EngineError(`The host that keeps the backup (${host?.name ?? 'none'}) is not online: try again once its agent is back.`);
+  return ctx.backups!.fetchFromHost(backupId, host.api_url, await forwardingHeaders(ctx.deps.db));
 }
 
 /** What a restore to a point needs besides the new instance's name: the plan checked beforehand. */
@@ -371,8 +403,8 @@ async function checkCopy(ctx: InstanceContext, source: InstanceRow, name: string
 }
 
 /** The record of a copy: the source's type and group, its own name, ports and description. */
-function insertCopy(ctx: InstanceContext, id: string, source: InstanceRow, name: string, description: string, author: string | null): Promise<Instance> {
-  return insert(ctx, id, { name, type: source.type, groupId: source.group_id, description, parameters: {} }, author, 'clone');
+function insertCopy(ctx: InstanceContext, id: string, source: InstanceRow, name: string, description: string, author: string | null, placed?: Host): Promise<Instance> {
+  return insert(ctx, id, { name, type: source.type, groupId: source.group_id, description, parameters: {} }, author, 'clone', undefined, placed);
 }
 
 async function insert(

@@ -32,6 +32,8 @@ export interface InstanceBackups {
   keptFor(instanceId: string): Promise<{ count: number; bytes: number }>;
   /** Takes a backup before an update and waits for it; throws when it fails. Answers what it took. */
   beforeUpdate(instanceId: string): Promise<string>;
+  /** Brings a backup another host keeps into this host's storage; answers how to remove the copy. */
+  fetchFromHost(backupId: string, hostApiUrl: string, headers: Record<string, string>): Promise<() => Promise<void>>;
   /** Throws 404/409 problems when the backup cannot seed a clone of this instance. */
   checkCloneSource(instanceId: string, backupId: string): Promise<void>;
   /**

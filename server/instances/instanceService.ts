@@ -8,7 +8,7 @@ import { limitsFor, mayEdit, parameterPolicy, policyErrors, refusal } from '../e
 import { ParametersRefused } from '../engines/parameterValues';
 import { EngineError } from '../engines/processRunner';
 import { HttpProblem, validationProblem } from '../http/problems';
-import { cloneFromBackup, cloneInstance, createInstance, launchCreation, nameProblem, restoreToPoint, type CopyShape, type CreateInput, type PointRestoreInput } from './createInstance';
+import { cloneFromBackup, cloneInstance, createInstance, launchCreation, launchRestore, nameProblem, restoreToPoint, type CopyShape, type CreateInput, type PointRestoreInput } from './createInstance';
 import { InstanceContext } from './instanceContext';
 import { probeInto, refresh } from './instanceHealth';
 import { deleteInstance, reloadInstance, restartInstance, startInstance, stopInstance, updateInstance } from './lifecycle';
@@ -43,7 +43,15 @@ export class InstanceService extends InstanceContext {
     launchCreation(this, id, this.engine(row.type), parameters, author);
   }
 
-  cloneFromBackup(sourceId: string, input: { name: string; backupId: string; description?: string }, author: string | null): Promise<Instance> {
+  /** An agent restores a backup into an instance an API server placed on its host (the row exists, the clone is queued). */
+  async restoreQueued(id: string, sourceId: string, backupId: string, author: string | null): Promise<void> {
+    const row = await this.requireRow(id);
+    const source = await this.requireRow(sourceId);
+    this.claim(id);
+    launchRestore(this, id, this.engine(row.type), source, backupId, author);
+  }
+
+  cloneFromBackup(sourceId: string, input: { name: string; backupId: string; description?: string; hostId?: string }, author: string | null): Promise<Instance> {
     return cloneFromBackup(this, sourceId, input, author);
   }
 

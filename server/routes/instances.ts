@@ -270,6 +270,10 @@ export const instanceRoutes: InstanceRoutes = async (app, { ctx, authz, service 
         ? { action: 'backups.restore', target: backupId, detail: { instanceId: source.id, newInstanceName: input.name } }
         : { action: 'instances.clone', target: source.id, detail: { name: input.name } };
       const clone = await audited(ctx, request, recorded, async (note) => {
+        if (input.hostId !== undefined && !hasRole(principalOf(request), 'admin')) throw new HttpProblem(403, 'Only an admin chooses the host of a new instance.');
+        if (input.hostId !== undefined && !backupId) {
+          throw validationProblem({ hostId: ['A copy of a running instance is made on its own host: restore one of its database backups to place it on another.'] });
+        }
         if (backupId && (input.members ?? 1) > 1) {
           throw validationProblem({ members: ['A restore from a database backup makes a single server: clone the running instance, or restore it to a point, for a cluster.'] });
         }

@@ -165,6 +165,10 @@ describe('hosts', () => {
     expectProblem(await call('POST', '/instances', { name: 'chosen-drained', type: 'pg', hostId: host.id }), 400);
     expect((await call('PUT', `/hosts/${host.id}`, { draining: false })).json()).toMatchObject({ draining: false });
 
+    // A copy of a running instance stays on its host: only a restore from a backup may go elsewhere.
+    const source = (await call('GET', '/instances?search=placed')).json<{ items: Instance[] }>().items[0];
+    expectProblem(await call('POST', `/instances/${source.id}/clone`, { name: 'copy-elsewhere', hostId: host.id }), 400);
+
     expectProblem(await call('PUT', '/hosts/no-such-host', { draining: true }), 404);
     expectProblem(await call('PUT', `/hosts/${host.id}`, { draining: 'yes' }), 400);
     expectProblem(await call('PUT', `/hosts/${host.id}`, { draining: true }, member), 403);

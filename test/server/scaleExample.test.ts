@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import pg from 'pg';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -228,8 +229,22 @@ it('makes an instance through server A on host-2, stops and starts it through se
   }
 });
 
-it('forwards what needs the instance\'s files to its host\'s agent: its configuration, a backup, and the backup\'s download', async () => {
+/** A client of the instance as its owner, with the address and password the console gives. */
+async function ownerClient(id: string): Promise<pg.Client> {
+  const { host, port, user, database } = (await (await call('GET', `/instances/${id}/connection`)).json()) as { host: string; port: number; user: string; database: string };
+  const { password } = (await (await call('POST', `/instances/${id}/connection/secret`, {})).json()) as { password: string };
+  const client = new pg.Client({ host, port, user, database, password });
+  await client.connect();
+  return client;
+}
+
+let backupId: string;
+
+it('forwards what needs the instance\'s files to its host\'s agent: its configuration, connection secret, a backup, and the backup\'s download', async () => {
   const headers = { cookie, origin: example.url, 'content-type': 'application/json' };
+  const owner = await ownerClient(placedId);
+  await owner.query(`CREATE TABLE kept (v text); INSERT INTO kept VALUES ('made on host-2')`);
+  await owner.end();
   const config = await fetch(`${example.servers[0].url}/instances/${placedId}/config`, { headers });
   expect(config.status).toBe(200);
   expect(((await config.json()) as { parameters: { name: string }[] }).parameters.some((p) => p.name === 'work_mem')).toBe(true);
@@ -237,6 +252,7 @@ it('forwards what needs the instance\'s files to its host\'s agent: its configur
   const taken = await fetch(`${example.servers[1].url}/instances/${placedId}/backups/database/backup`, { method: 'POST', headers, body: '{}' });
   expect(taken.status).toBe(202);
   const backup = (await taken.json()) as { id: string };
+  backupId = backup.id;
   await waitFor(
     'the backup to succeed',
     async () => ((await (await call('GET', `/instances/${placedId}/backups/database`)).json()) as { items: { id: string; status: string }[] }).items,
@@ -251,6 +267,21 @@ it('forwards what needs the instance\'s files to its host\'s agent: its configur
   const bytes = Buffer.from(await download.arrayBuffer());
   expect(bytes.length).toBeGreaterThan(0);
   expect(download.headers.get('x-checksum-sha256')).toBe(createHash('sha256').update(bytes).digest('hex'));
+});
+
+it('restores a backup kept on host-2 into a new instance on host-1, brought over by host-1\'s agent', async () => {
+  const host1 = (await hostsNow()).find((host) => host.name === 'host-1')!;
+  const cloned = await call('POST', `/instances/${placedId}/clone`, { name: 'restored-on-host-1', backupId, hostId: host1.id });
+  expect(cloned.status).toBe(202);
+  const clone = (await cloned.json()) as Instance;
+  createdIds.push(clone.id);
+  expect(clone.hostId).toBe(host1.id);
+  await waitFor('the restored instance', () => instanceNow(clone.id), (i) => i.status === 'running' && i.operation === null, 120_000);
+  const owner = await ownerClient(clone.id);
+  expect((await owner.query('SELECT v FROM kept')).rows).toEqual([{ v: 'made on host-2' }]);
+  await owner.end();
+  // The copy brought over for the restore is gone; the backup stays on host-2 alone.
+  expect(fs.existsSync(path.join(dir, 'host-1', 'backups')) ? fs.readdirSync(path.join(dir, 'host-1', 'backups'), { recursive: true }).filter((f) => String(f).endsWith('.tar')) : []).toEqual([]);
 });
 
 it('shows a host whose agent is killed as lost within three heartbeats, its instance unknown but running; the agent back adopts it unrestarted', async () => {
