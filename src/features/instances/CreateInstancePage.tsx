@@ -4,6 +4,7 @@ import type { SerializedError } from '@reduxjs/toolkit';
 import { useState, type FormEvent } from 'react';
 import { useLocation, useNavigate, useSearchParams } from 'react-router-dom';
 import { clusterPresetNames, clusterPresets, worstCaseFailoverSeconds, type ClusterPresetName } from '../../../contracts/clusters';
+import type { Host } from '../../../contracts/hosts';
 import { pgMemberOptions } from './memberOptions';
 import type { CreateInstanceRequest } from '../../../contracts/instances';
 import { instanceTypes, type InstanceType } from '../../../contracts/instanceValues';
@@ -20,12 +21,13 @@ import { statusLabel } from '../../components/StatusBadge';
 import { TextLink } from '../../components/TextLink';
 import { selectCurrentUser } from '../auth/selectors';
 import { useAllGroupsQuery } from '../groups/groupsApi';
+import { useGetHostsQuery } from '../hosts/hostsApi';
 import { InitialParameters, type ParameterRow } from './InitialParameters';
 import { useCreateInstanceMutation, useInstancesQuery } from './instancesApi';
 import { typeLabels } from './typeLabels';
 import { nameHint, useNameCheck } from './useNameCheck';
 
-const fields = ['name', 'type', 'members', 'dcsInstanceId', 'synchronous', 'failoverPreset', 'groupId', 'description', 'parameters'];
+const fields = ['name', 'type', 'members', 'dcsInstanceId', 'synchronous', 'failoverPreset', 'groupId', 'hostId', 'description', 'parameters'];
 
 // etcd runs as 1 member or a cluster of 3 or 5 (a majority must answer); PostgreSQL as one server
 // or a Patroni cluster of a leader and its standbys.
@@ -40,6 +42,17 @@ const presetOptions = clusterPresetNames.map((name) => ({
   value: name,
   label: `${presetLabels[name]}: a lost leader is replaced within ~${worstCaseFailoverSeconds(clusterPresets[name])} s`,
 }));
+
+/** A host as offered for a new instance: a lost or draining one is listed, but takes no new instance. */
+function hostOption(host: Host) {
+  const room = `${host.instanceCount} instance${host.instanceCount === 1 ? '' : 's'}, ${host.freePorts} free port${host.freePorts === 1 ? '' : 's'}`;
+  const unavailable = host.state === 'lost' ? 'lost' : host.draining ? 'draining' : null;
+  return {
+    value: host.id,
+    label: `${host.name} (${host.address}) — ${room}${unavailable ? ` (${unavailable})` : ''}`,
+    disabled: unavailable !== null,
+  };
+}
 
 /** The type a link asked for (`?type=etcd`), else PostgreSQL. */
 const typeOf = (asked: string | null): InstanceType => instanceTypes.find((type) => type === asked) ?? 'pg';
@@ -84,6 +97,7 @@ function CreateInstanceForm() {
   const navigate = useNavigate();
   const isAdmin = hasRole(useAppSelector(selectCurrentUser), 'admin');
   const groups = useAllGroupsQuery();
+  const hosts = useGetHostsQuery(undefined, { skip: !isAdmin });
   const [createInstance, { isLoading, error, originalArgs }] = useCreateInstanceMutation();
 
   // A group's "Add instance" opens this page with that group chosen, and a link may choose the type too.
@@ -93,6 +107,8 @@ function CreateInstanceForm() {
   const [members, setMembers] = useState('1');
   const [groupId, setGroupId] = useState(() => searchParams.get('groupId') ?? '');
   const [dcsInstanceId, setDcsInstanceId] = useState('');
+  // None chosen: the server picks the host.
+  const [hostId, setHostId] = useState('');
   const [synchronous, setSynchronous] = useState(false);
   const [failoverPreset, setFailoverPreset] = useState<ClusterPresetName>('fast');
   const [description, setDescription] = useState('');
@@ -113,6 +129,8 @@ function CreateInstanceForm() {
   const etcds = useInstancesQuery({ page: 1, pageSize: 100, type: 'etcd', groupId: groupId || 'none' }, { skip: !isCluster });
   // None chosen: the server makes the cluster a 3-member etcd of its own, named after it.
   const newStoreName = `${name || 'name'}-dcs`;
+  // A single-process Warden has one host: nothing to choose.
+  const hostChoice = (hosts.data?.items.length ?? 0) > 1;
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -124,6 +142,7 @@ function CreateInstanceForm() {
       ...(groupId && { groupId }),
       ...(members !== '1' && { members: Number(members) }),
       ...(isCluster && { ...(dcsInstanceId && { dcsInstanceId }), synchronous, failoverPreset }),
+      ...(hostChoice && hostId && { hostId }),
       ...(description.trim() && { description: description.trim() }),
       ...(rowNames.length > 0 && {
         parameters: Object.fromEntries(parameters.filter((row) => row.name.trim()).map((row) => [row.name.trim(), row.value])),
@@ -241,6 +260,19 @@ function CreateInstanceForm() {
                 errors={errors.failoverPreset}
               />
             </>
+          )}
+
+          {hostChoice && (
+            <Field.Root invalid={!!errors.hostId?.length}>
+              <Field.Label>Host</Field.Label>
+              <Select
+                value={hostId}
+                options={[{ value: '', label: 'Automatic — the host with the most room' }, ...(hosts.data?.items ?? []).map(hostOption)]}
+                onChange={setHostId}
+              />
+              <Field.HelperText>Where the instance runs; its ports come from that host's range.</Field.HelperText>
+              {!!errors.hostId?.length && <Field.ErrorText>{errors.hostId.join(' ')}</Field.ErrorText>}
+            </Field.Root>
           )}
 
           <Field.Root invalid={!!errors.description}>

@@ -4,6 +4,7 @@ import type { LogEntry, LogsPage } from '../../../contracts/logs';
 import type { PageOf } from '../../../contracts/page';
 import { problem } from '../msw';
 import { databaseServer } from './databasesHandlers';
+import { aHost, hostsHandlers } from './hostsHandlers';
 import { logsServer } from './logsHandlers';
 import { pageOf, requestLog } from './pages';
 
@@ -171,12 +172,13 @@ export function instanceServer(instance: Instance | null, options: InstanceServe
 
 /**
  * Quiet answers to every call the instance screens make on opening, for tests that only open a
- * screen (the router's and the guard's): an empty list, no groups, and instance 42 at rest.
+ * screen (the router's and the guard's): an empty list, no groups, instance 42 at rest and one host.
  */
 export function instanceScreensAtRest() {
   return [
     instancesListHandler().handler,
     allGroupsHandler(),
     ...instanceServer(anInstance({ id: '42' }), { logs: [] }).handlers,
+    ...hostsHandlers([aHost()]).handlers,
   ];
 }

@@ -2,9 +2,12 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import type { CurrentUser } from '../../../../contracts/auth';
+import type { Host } from '../../../../contracts/hosts';
 import type { CreateInstanceRequest } from '../../../../contracts/instances';
+import { hostsApi } from '../../../../src/features/hosts/hostsApi';
 import { admin, regular } from '../../fixtures';
 import { meHandler } from '../../handlers/authHandlers';
+import { aHost, hostsHandlers } from '../../handlers/hostsHandlers';
 import { allGroupsHandler, anInstance, instanceServer, instancesListHandler } from '../../handlers/instancesHandlers';
 import { pageOf, validationProblem } from '../../handlers/pages';
 import { problem, setupMsw } from '../../msw';
@@ -19,8 +22,19 @@ const firstRender = { timeout: 5000 };
 
 const taken = new Map([['orders', 'An instance named orders already exists.']]);
 
+interface CreateScreen {
+  groups?: { id: string; name: string }[];
+  path?: string;
+  /** GET /hosts (admins): one host unless told, as a single-process Warden has. */
+  hosts?: Host[];
+}
+
 /** The create screen with a server that knows which names are taken and logs every check and creation. */
-function openCreate(who: CurrentUser, groups = [{ id: 'g-1', name: 'payments' }], path = '/instances/create') {
+function openCreate(
+  who: CurrentUser,
+  { groups = [{ id: 'g-1', name: 'payments' }], path = '/instances/create', hosts = [aHost()] }: CreateScreen = {},
+) {
+  const hostsApi = hostsHandlers(hosts);
   const checked: string[] = [];
   const created: CreateInstanceRequest[] = [];
   const fresh = anInstance({ id: 'i-new', name: 'ledger', status: 'unInitialized', operation: { kind: 'create', startedAt: 't' } });
@@ -39,10 +53,11 @@ function openCreate(who: CurrentUser, groups = [{ id: 'g-1', name: 'payments' }]
       return HttpResponse.json({ ...fresh, name: body.name }, { status: 202 });
     }),
     ...instanceServer(fresh).handlers,
+    ...hostsApi.handlers,
   );
   // No pause between keystrokes: only a pause the test makes lets the name check fire.
   const user = userEvent.setup({ delay: null });
-  return { ...renderApp(path), user, checked, created };
+  return { ...renderApp(path), user, checked, created, hostReads: hostsApi.gets };
 }
 
 const nameField = () => screen.findByRole('textbox', { name: 'Name' }, firstRender);
@@ -54,6 +69,12 @@ function etcdsOfPayments() {
   server.use(list.handler);
   return list;
 }
+
+/** Two online hosts with room, as GET /hosts lists them. */
+const twoHosts = () => [
+  aHost({ id: 'h-1', name: 'host-1', address: '10.0.0.1', instanceCount: 5, freePorts: 95 }),
+  aHost({ id: 'h-2', name: 'host-2', address: '10.0.0.2', instanceCount: 3, freePorts: 120 }),
+];
 
 const optionNames = async (user: ReturnType<typeof userEvent.setup>, combobox: HTMLElement) =>
   within(await openOptions(user, combobox))
@@ -177,10 +198,12 @@ describe('CreateInstancePage', () => {
   });
 
   it('leaves the consensus store to be made with the cluster when none is chosen', async () => {
-    const { user, created } = openCreate(admin, [
-      { id: 'g-1', name: 'payments' },
-      { id: 'g-2', name: 'ledger' },
-    ]);
+    const { user, created } = openCreate(admin, {
+      groups: [
+        { id: 'g-1', name: 'payments' },
+        { id: 'g-2', name: 'ledger' },
+      ],
+    });
     etcdsOfPayments();
     await user.type(await nameField(), 'ledger');
     await pickOption(user, screen.getByRole('combobox', { name: 'Group' }), 'ledger');
@@ -269,7 +292,13 @@ describe('CreateInstancePage', () => {
   });
 
   it('starts with the group a group page’s "Add instance" chose', async () => {
-    openCreate(regular, [{ id: 'g-1', name: 'payments' }, { id: 'g-2', name: 'ledger' }], '/instances/create?groupId=g-2');
+    openCreate(regular, {
+      groups: [
+        { id: 'g-1', name: 'payments' },
+        { id: 'g-2', name: 'ledger' },
+      ],
+      path: '/instances/create?groupId=g-2',
+    });
     await nameField();
     await waitFor(() => expect(screen.getByRole('combobox', { name: 'Group' })).toHaveValue('g-2'));
   });
@@ -288,8 +317,89 @@ describe('CreateInstancePage', () => {
     await waitFor(() => expect(created).toEqual([{ name: 'ledger', type: 'pg', groupId: 'g-1' }]));
   });
 
+  it('lets an admin choose the host of the instance among several', async () => {
+    const { user, created } = openCreate(admin, { hosts: twoHosts() });
+    await user.type(await nameField(), 'ledger');
+    const host = await screen.findByRole('combobox', { name: 'Host' });
+    expect(host).toHaveAccessibleDescription("Where the instance runs; its ports come from that host's range.");
+    expect(host).toHaveTextContent('Automatic — the host with the most room');
+    expect(await optionNames(user, host)).toEqual([
+      'Automatic — the host with the most room',
+      'host-1 (10.0.0.1) — 5 instances, 95 free ports',
+      'host-2 (10.0.0.2) — 3 instances, 120 free ports',
+    ]);
+    await user.keyboard('{Escape}');
+
+    await pickOption(user, host, 'host-2 (10.0.0.2) — 3 instances, 120 free ports');
+    expect(await screen.findByText('This name is available.')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Create' }));
+    await waitFor(() => expect(created).toEqual([{ name: 'ledger', type: 'pg', hostId: 'h-2' }]));
+  });
+
+  it('leaves the host to the server when an admin keeps "Automatic"', async () => {
+    const { user, created } = openCreate(admin, { hosts: twoHosts() });
+    await user.type(await nameField(), 'ledger');
+    const host = await screen.findByRole('combobox', { name: 'Host' });
+    // Chosen and then taken back: nothing of the choice is sent.
+    await pickOption(user, host, /^host-1 /);
+    await pickOption(user, host, 'Automatic — the host with the most room');
+    expect(await screen.findByText('This name is available.')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Create' }));
+    await waitFor(() => expect(created).toEqual([{ name: 'ledger', type: 'pg' }]));
+  });
+
+  it('lists lost and draining hosts without letting them be chosen', async () => {
+    const { user } = openCreate(admin, {
+      hosts: [
+        ...twoHosts(),
+        aHost({ id: 'h-3', name: 'host-3', address: '10.0.0.3', state: 'lost', lostAt: '2025-03-01T00:05:00.000Z' }),
+        aHost({ id: 'h-4', name: 'host-4', address: '10.0.0.4', draining: true }),
+      ],
+    });
+    await nameField();
+    const options = within(await openOptions(user, await screen.findByRole('combobox', { name: 'Host' })));
+    expect(options.getByRole('option', { name: 'host-3 (10.0.0.3) — 3 instances, 97 free ports (lost)' })).toHaveAttribute('aria-disabled', 'true');
+    expect(options.getByRole('option', { name: 'host-4 (10.0.0.4) — 3 instances, 97 free ports (draining)' })).toHaveAttribute('aria-disabled', 'true');
+    expect(options.getByRole('option', { name: /^host-2 / })).not.toHaveAttribute('aria-disabled');
+
+    await user.click(options.getByRole('option', { name: /^host-3 / }));
+    expect(screen.getByRole('combobox', { name: 'Host' })).toHaveTextContent('Automatic — the host with the most room');
+  });
+
+  it('shows the server’s complaint about the host beside it', async () => {
+    const { user } = openCreate(admin, { hosts: twoHosts() });
+    server.use(http.post('/instances', () => validationProblem({ hostId: ['host-2 has no free port left.'] })));
+    await user.type(await nameField(), 'ledger');
+    await pickOption(user, await screen.findByRole('combobox', { name: 'Host' }), /^host-2 /);
+    await user.click(screen.getByRole('button', { name: 'Create' }));
+
+    const host = screen.getByRole('combobox', { name: 'Host' });
+    await waitFor(() => expect(host).toHaveAttribute('aria-invalid', 'true'));
+    expect(host).toHaveAccessibleDescription(/host-2 has no free port left\./);
+    // Beside the field only, not again above the form.
+    expect(screen.getAllByText('host-2 has no free port left.')).toHaveLength(1);
+  });
+
+  it('offers no host to choose when there is only one', async () => {
+    const { store } = openCreate(admin);
+    await nameField();
+    await waitFor(() => expect(hostsApi.endpoints.getHosts.select()(store.getState()).data?.items).toHaveLength(1));
+    expect(screen.queryByRole('combobox', { name: 'Host' })).not.toBeInTheDocument();
+    expect(screen.queryByText("Where the instance runs; its ports come from that host's range.")).not.toBeInTheDocument();
+  });
+
+  it('neither asks a regular user’s browser for the hosts nor offers a choice of host', async () => {
+    const { hostReads } = openCreate(regular, { hosts: twoHosts() });
+    await nameField();
+    await waitFor(() => expect(screen.getByRole('combobox', { name: 'Group' })).toHaveTextContent('Choose one of your groups'));
+    // Long enough for a request the screen made on mount to have been answered.
+    await act(() => new Promise((resolve) => setTimeout(resolve, 100)));
+    expect(hostReads).toEqual([]);
+    expect(screen.queryByRole('combobox', { name: 'Host' })).not.toBeInTheDocument();
+  });
+
   it('tells a regular user without groups why nothing can be created', async () => {
-    openCreate(regular, []);
+    openCreate(regular, { groups: [] });
     expect(await screen.findByText('You are not a member of any group', {}, firstRender)).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Create' })).toBeDisabled();
   });
