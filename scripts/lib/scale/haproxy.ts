@@ -1,7 +1,7 @@
 /**
  * The scale example's HAProxy configuration (deploy/scale/haproxy.cfg is this with the default
- * ports): round robin over the API servers, each checked on GET /healthz every second, out after 2
- * failed checks and back after 1 good one.
+ * ports): round robin over the API servers, a browser kept to one by a cookie, each server checked
+ * on GET /healthz every second, out after 2 failed checks and back after 1 good one.
  */
 export function haproxyConfig(port: number, servers: Array<{ name: string; port: number }>): string {
   return `# The scale example's front (npm run example:scale): two Warden API servers on one machine.
@@ -26,9 +26,12 @@ frontend console
 
 backend servers
   balance roundrobin
+  # A browser keeps to one server: the hub's negotiate and its WebSocket must reach the same one
+  # (the connection's token and replay buffer live in that server). Redispatch moves it when it dies.
+  cookie warden_server insert indirect nocache httponly
   option httpchk GET /healthz
   http-check expect status 200
   default-server inter 1s fall 2 rise 1
-${servers.map((server) => `  server ${server.name} 127.0.0.1:${server.port} check`).join('\n')}
+${servers.map((server) => `  server ${server.name} 127.0.0.1:${server.port} check cookie ${server.name}`).join('\n')}
 `;
 }
