@@ -247,29 +247,26 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
   // An agent answers only what servers forward to it (and its health): people reach the servers.
   if (role === 'agent') acceptForwardedOnly(app, db);
   else forwardToHosts(app, { db, instances });
-  registerApi();
-  function registerApi() {
-    app.register(hostRoutes, { prefix: '/hosts', ctx });
-    app.register(hubRoute, { hub });
-    app.register(authRoutes, { prefix: '/auth', ctx });
-    app.register(debugRoutes, { ctx });
-    app.register(outboxRoutes, { ctx });
-    app.register(adminRoutes, { prefix: '/admin', ctx });
-    app.register(auditRoutes, { prefix: '/admin', ctx });
-    app.register(groupRoutes, { prefix: '/groups', ctx, authz, instances: groupInstances });
-    app.register(instanceRoutes, { prefix: '/instances', ctx, authz, service: instances });
-    app.register(instanceConnectionRoutes, { prefix: '/instances', ctx, authz, service: instances });
-    app.register(instanceClusterRoutes, { prefix: '/instances', ctx, authz, service: instances });
-    app.register(instanceConfigRoutes, { prefix: '/instances', ctx, authz, service: instances });
-    app.register(databaseRoutes, { prefix: '/instances', ctx, authz, service: instances });
-    app.register(instanceBackupRoutes, { prefix: '/instances', ctx, authz, service: backups });
-    app.register(scriptRoutes, { prefix: '/instances', ctx, authz, service: scripts });
-    app.register(backupRoutes, { ctx, authz, service: backups });
-    app.register(pitrRoutes, { prefix: '/instances', ctx, authz, service: pointInTime });
-    app.register(logRoutes, { ctx, authz });
-    app.register(statisticsRoutes, { ctx, authz });
-    app.register(clientVersionRoutes, { prefix: '/client-versions', ctx, catalog: releases, builds: clientBuilds });
-  }
+  app.register(hostRoutes, { prefix: '/hosts', ctx });
+  app.register(hubRoute, { hub });
+  app.register(authRoutes, { prefix: '/auth', ctx });
+  app.register(debugRoutes, { ctx });
+  app.register(outboxRoutes, { ctx });
+  app.register(adminRoutes, { prefix: '/admin', ctx });
+  app.register(auditRoutes, { prefix: '/admin', ctx });
+  app.register(groupRoutes, { prefix: '/groups', ctx, authz, instances: groupInstances });
+  app.register(instanceRoutes, { prefix: '/instances', ctx, authz, service: instances });
+  app.register(instanceConnectionRoutes, { prefix: '/instances', ctx, authz, service: instances });
+  app.register(instanceClusterRoutes, { prefix: '/instances', ctx, authz, service: instances });
+  app.register(instanceConfigRoutes, { prefix: '/instances', ctx, authz, service: instances });
+  app.register(databaseRoutes, { prefix: '/instances', ctx, authz, service: instances });
+  app.register(instanceBackupRoutes, { prefix: '/instances', ctx, authz, service: backups });
+  app.register(scriptRoutes, { prefix: '/instances', ctx, authz, service: scripts });
+  app.register(backupRoutes, { ctx, authz, service: backups });
+  app.register(pitrRoutes, { prefix: '/instances', ctx, authz, service: pointInTime });
+  app.register(logRoutes, { ctx, authz });
+  app.register(statisticsRoutes, { ctx, authz });
+  app.register(clientVersionRoutes, { prefix: '/client-versions', ctx, catalog: releases, builds: clientBuilds });
 
   // Tests, benchmarks and main reach the services of this app through it.
   return Object.assign(app, { hostAgent, hostWatch, instances, instanceLogs: logs, backups, scripts, pointInTime, logRetention: retention, clientBuilds, metrics, statistics });

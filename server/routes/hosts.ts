@@ -15,7 +15,7 @@ const HostIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64
 /** GET /hosts and PUT /hosts/{id} (admin only): the machines that run instances, and draining one. */
 export const hostRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.get(
-    '/',
+    '',
     {
       config: { access: 'admin' },
       schema: { tags, summary: 'Every host by name: capacity, instances, agent version, last heartbeat', response: { 200: HostList } },

@@ -1,3 +1,4 @@
+import { registerHost } from '../../server/hosts/hostStore';
 import { startCookieSession } from '../../server/auth/sessions';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -68,6 +69,8 @@ const expectations: Record<string, Rule> = {
   'POST /debug': adminOnly(200),
   'GET /admin/outbox': adminOnly(200),
   'GET /admin/audit': adminOnly(200),
+  'GET /hosts': adminOnly(200),
+  'PUT /hosts/{id}': adminOnly(200),
   'GET /admin/users': adminOnly(200),
   'POST /admin/users': adminOnly(201),
   'GET /admin/users/roles': adminOnly(200),
@@ -232,6 +235,7 @@ const samples: Record<string, (f: Fixture, s: Subject) => Sample | Promise<Sampl
   'POST /uihub/negotiate': () => ({ query: { negotiateVersion: '1' } }),
   'POST /admin/users': (f) => ({ body: { email: `${f.unique()}@example.com`, password: goodPassword, role: 'regular' } }),
   'PUT /admin/users/{id}': () => ({ body: { role: 'regular' } }),
+  'PUT /hosts/{id}': () => ({ body: { draining: false } }),
   'POST /admin/users/change-password': (f) => ({ body: { userId: f.target.id, newPassword: goodPassword } }),
   'POST /groups': (f) => ({ body: { name: f.unique() } }),
   'PUT /groups/{id}': (f) => ({ body: { name: f.unique() } }),
@@ -348,6 +352,8 @@ async function backupOf(instanceId: string, kind: 'database' | 'file'): Promise<
 let routes: { key: string; method: string; path: string; operation: Operation }[];
 const userIds = {} as Record<Exclude<Who, 'anonymous'>, string>;
 let target: { id: string; email: string };
+/** A host, as its agent registers it: draining it is an admin's call. */
+let hostId: string;
 
 beforeAll(async () => {
   h = await setup({ config: { dataDir }, engines, supervise: false });
@@ -355,6 +361,8 @@ beforeAll(async () => {
   userIds.member = (await addUser(h.db, 'member@example.com')).id;
   userIds.nonMember = (await addUser(h.db, 'outsider@example.com')).id;
   target = { id: (await addUser(h.db, 'target@example.com')).id, email: 'target@example.com' };
+  const facts = { name: 'host-1', address: '127.0.0.1', cores: 2, memoryBytes: 2 ** 30, diskFreeBytes: 2 ** 30, ports: { from: 15400, to: 15999 }, agentVersion: '1', heartbeatMs: 4000 };
+  hostId = (await registerHost(h.db, facts, h.clock.now())).host.id;
 
   const document = (await h.app.inject({ url: '/api/openapi.json' })).json() as { paths: Record<string, Record<string, Operation>> };
   routes = Object.entries(document.paths).flatMap(([path, operations]) =>
@@ -395,6 +403,7 @@ async function call(route: (typeof routes)[number], who: Who, fixture: Fixture) 
       if (name === 'backupId' && backupId) return backupId;
       if (name === 'id' && route.path.startsWith('/groups/')) return fixture.groupId;
       if (name === 'id' && route.path.startsWith('/admin/users/')) return fixture.target.id;
+      if (name === 'id' && route.path.startsWith('/hosts/')) return hostId;
       return 'no-such-id';
     }) + (Object.keys(query).length > 0 ? `?${new URLSearchParams(query)}` : '');
 
