@@ -108,3 +108,13 @@ export function expectProblem(res: LightMyRequestResponse, status: number) {
   expect(typeof body.title).toBe('string');
   return body as { type: string; title: string; status: number; detail?: string; errors?: Record<string, string[]> };
 }
+
+/** Whether a process of this pid exists (signal 0 checks without sending anything). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

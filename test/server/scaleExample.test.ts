@@ -10,6 +10,7 @@ import type { Instance } from '../../contracts/instances';
 import { removeInstanceUser } from '../../server/engines/instanceUsers';
 import { scaleExamplePorts, startScaleExample, type ScaleExample } from '../../scripts/lib/scale/example';
 import { haproxyConfig } from '../../scripts/lib/scale/haproxy';
+import { processAlive as alive } from './helpers';
 
 // The scale example (deploy/scale/README.md) for real: a PostgreSQL store, two API servers behind
 // HAProxy and two agents, each a process of its own, used as an operator would through HAProxy;
@@ -180,15 +181,6 @@ function postmasterOf(hostName: string, id: string): { pid: number; started: str
   const [pid, , started] = fs.readFileSync(path.join(dir, hostName, 'instances', id, 'data', 'postmaster.pid'), 'utf8').split('\n');
   return { pid: Number(pid), started };
 }
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 let placedId: string;
 

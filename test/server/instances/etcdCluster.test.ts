@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { ConnectionInfo, Instance, InstanceMember } from '../../../contracts/instances';
 import { etcdctlAs } from '../engines/etcdClient';
 import { instanceWorld, type InstanceWorld } from './world';
+import { processAlive as alive } from '../helpers';
 
 // An etcd cluster of three members through the API, against Debian's etcd 3.4: each member its own
 // process and ports under the instance's folder and user; losing one leaves it writable, and
@@ -20,15 +21,6 @@ const onMember = (port: number, ...args: string[]) => etcdctlAs({ port, dir: dir
 /** The pid file of member `ordinal` (the first's is the instance's own). */
 const pidFile = (ordinal: number) => (ordinal === 1 ? `${dir()}/etcd.pid` : `${dir()}/members/${ordinal}/etcd.pid`);
 const pidOf = (ordinal: number) => Number(fs.readFileSync(pidFile(ordinal), 'utf8'));
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 beforeAll(async () => {
   world = await instanceWorld();
   const res = await world.call('POST', '/instances', { name: 'kv-cluster', type: 'etcd', members: 3 });

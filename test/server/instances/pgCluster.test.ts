@@ -4,6 +4,7 @@ import type { ClusterHistoryEntry } from '../../../contracts/clusters';
 import type { ConnectionInfo, Instance, InstanceMember } from '../../../contracts/instances';
 import { memberPostmasterPid } from '../../../server/engines/pgCluster';
 import { instanceWorld, type InstanceWorld } from './world';
+import { processAlive as alive } from '../helpers';
 
 // A PostgreSQL cluster of three members on Patroni 3.0, whose consensus lives in a three-member
 // Warden etcd, with HAProxy's read-write and read-only addresses in front: all real, from Debian.
@@ -26,15 +27,6 @@ const leaderOf = (listed: InstanceMember[]) => listed.find((m) => m.role === 'le
 const postmasterOf = (ordinal: number) =>
   memberPostmasterPid({ id: cluster.id, dir: dir(), port: 0, members: [{ port: 0, peerPort: 0 }, { port: 0, peerPort: 0 }] }, ordinal, '/usr/lib/postgresql/15/bin/postgres');
 const readPid = (file: string) => Number(fs.readFileSync(file, 'utf8').trim());
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 /** One statement as the owner through an address (host:port); throws what PostgreSQL or the socket says. */
 async function asOwner<T = Record<string, unknown>>(address: string, sql: string, values: unknown[] = []): Promise<T[]> {
   const [host, port] = address.split(':');
