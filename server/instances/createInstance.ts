@@ -123,10 +123,12 @@ export async function createInstance(ctx: InstanceContext, input: CreateInput, a
   const memberProblem = membersProblem(input.type, input.members ?? 1);
   if (memberProblem) throw validationProblem({ members: [memberProblem] });
   const engine = ctx.engine(input.type);
-  const placed = await placeInstance(ctx, input.hostId, input.type === 'etcd' ? 2 * (input.members ?? 1) : 1);
-  if (placed && (input.members ?? 1) > 1) {
-    throw new HttpProblem(409, `A cluster is made by a server that runs instances itself (WARDEN_ROLE=all), not placed on host ${placed.name}.`);
+  // A cluster's members, proxy and consensus store run on one host: the one of the process asked.
+  const clustered = (input.members ?? 1) > 1;
+  if (clustered && (!ctx.runsInstances || (input.hostId !== undefined && input.hostId !== ctx.hostId))) {
+    throw new HttpProblem(409, "A cluster runs on one host, and is made through that host's own Warden (WARDEN_ROLE=all): a server places single instances only.");
   }
+  const placed = clustered ? null : await placeInstance(ctx, input.hostId, input.type === 'etcd' ? 2 : 1);
   if (!placed) await ensureUsable(ctx, engine);
   const cluster = await checkCluster(ctx, input);
   if (Object.keys(input.parameters).length > 0) {

@@ -169,6 +169,11 @@ describe('hosts', () => {
     const source = (await call('GET', '/instances?search=placed')).json<{ items: Instance[] }>().items[0];
     expectProblem(await call('POST', `/instances/${source.id}/clone`, { name: 'copy-elsewhere', hostId: host.id }), 400);
 
+    // A cluster's members run on one host, made by that host's own process: a server places none.
+    const cluster = await call('POST', '/instances', { name: 'three-members', type: 'etcd', members: 3 });
+    expectProblem(cluster, 409);
+    expect(cluster.json<{ detail: string }>().detail).toMatch(/A cluster runs on one host/);
+
     expectProblem(await call('PUT', '/hosts/no-such-host', { draining: true }), 404);
     expectProblem(await call('PUT', `/hosts/${host.id}`, { draining: 'yes' }), 400);
     expectProblem(await call('PUT', `/hosts/${host.id}`, { draining: true }, member), 403);
