@@ -60,10 +60,11 @@ export async function heartbeat(db: Db, id: string, diskFreeBytes: number, now: 
 /**
  * Marks lost every online host whose agent has missed `hostLostAfterBeats` of its heartbeats. Each
  * host is marked by one update conditional on the heartbeat seen, so of several servers watching,
- * exactly one finds it lost and says so, and a heartbeat meanwhile keeps it online.
+ * exactly one finds it lost and says so, and a heartbeat meanwhile keeps it online. `except`: the
+ * watcher's own host, which is not lost while the watcher runs (however late its clock).
  */
-export async function markLostHosts(db: Db, now: Date): Promise<HostRow[]> {
-  const online = await db.selectFrom('hosts').selectAll().where('lost_at', 'is', null).execute();
+export async function markLostHosts(db: Db, now: Date, except: string | null): Promise<HostRow[]> {
+  const online = (await db.selectFrom('hosts').selectAll().where('lost_at', 'is', null).execute()).filter((host) => host.id !== except);
   const late = online.filter((host) => now.getTime() - Date.parse(host.heartbeat_at) > hostLostAfterBeats * host.heartbeat_ms);
   const lost: HostRow[] = [];
   for (const host of late) {

@@ -34,7 +34,7 @@ export class HostWatch {
   check(): Promise<void> {
     this.watching ??= (async () => {
       const { db, clock } = this.ctx.deps;
-      for (const host of await markLostHosts(db, clock())) await this.lose(host);
+      for (const host of await markLostHosts(db, clock(), this.ctx.hostId)) await this.lose(host);
     })()
       .catch((error: unknown) => this.warn('Could not check the hosts\' heartbeats', error))
       .finally(() => {

@@ -234,6 +234,26 @@ describe('an agent and the store', () => {
   });
 });
 
+describe('a server that runs instances', () => {
+  test('never finds its own host lost, however late its heartbeat looks: it is running', async () => {
+    const self = appFor({ hostName: 'host-self', dataDir: path.join(dataDir, 'self') });
+    fs.mkdirSync(path.join(dataDir, 'self'), { recursive: true, mode: 0o711 });
+    await self.ready();
+    try {
+      clock.advance(4 * heartbeatMs);
+      await self.hostWatch.check();
+      const rows = await db.selectFrom('hosts').select(['name', 'lost_at']).where('name', 'in', ['host-self', 'host-2']).orderBy('name').execute();
+      // Its own host stays online; another that stopped heartbeating is lost as ever.
+      expect(rows).toEqual([
+        { name: 'host-2', lost_at: clock.now().toISOString() },
+        { name: 'host-self', lost_at: null },
+      ]);
+    } finally {
+      await self.close();
+    }
+  });
+});
+
 describe('placement', () => {
   const host = (name: string, over: Partial<HostList['items'][number]> = {}): HostList['items'][number] => ({
     id: name, name, address: '127.0.0.1', state: 'online', draining: false, cores: 2, memoryBytes: 1, diskFreeBytes: 100,
