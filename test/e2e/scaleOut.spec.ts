@@ -1,10 +1,9 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { removeInstanceUser } from '../../server/engines/instanceUsers';
-import { scaleExamplePorts, startScaleExample, type ScaleExample } from '../../scripts/lib/scale/example';
+import { freeBasePort, startScaleExample, type ScaleExample } from '../../scripts/lib/scale/example';
 import { signIn } from './signIn';
 
 // The console through HAProxy in front of two API servers on one store (deploy/scale/README.md),
@@ -17,24 +16,8 @@ test.describe.configure({ mode: 'serial' });
 /** The agents' instance ports (both ranges), away from other suites' and test/server/scaleExample.test.ts's (21000-21599). */
 const instancePorts = { from: 22000, to: 22599 };
 
-const isFree = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const probe = net.createServer();
-    probe.once('error', () => resolve(false));
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-  });
-
-/**
- * The first base port from 20600 (in steps of 20) whose every example port is free: above the one
- * test/server/scaleExample.test.ts takes first (20400), below its instance ports.
- */
-async function freeBasePort(): Promise<number> {
-  for (let base = 20600; base + 12 < 21000; base += 20) {
-    const ports = scaleExamplePorts(base);
-    if ((await Promise.all([ports.proxy, ...ports.servers, ports.store, ...ports.agents].map(isFree))).every(Boolean)) return base;
-  }
-  throw new Error('no free base port from 20600');
-}
+/** Base ports from 20600: above the one test/server/scaleExample.test.ts takes first (20400), below its instance ports. */
+const basePorts = { from: 20600, to: 20980 };
 
 let dir: string;
 let example: ScaleExample;
@@ -46,7 +29,7 @@ let reloads = 0;
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(180_000);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'warden-e2e-scale-'));
-  example = await startScaleExample({ dir, basePort: await freeBasePort(), instancePortBase: instancePorts.from });
+  example = await startScaleExample({ dir, basePort: await freeBasePort(basePorts.from, basePorts.to), instancePortBase: instancePorts.from });
   page = await browser.newPage();
 });
 

@@ -1,14 +1,13 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { HttpTransportType, HubConnectionBuilder, LogLevel } from '@microsoft/signalr';
 import type { HostList } from '../../contracts/hosts';
 import type { Instance } from '../../contracts/instances';
 import { removeInstanceUser } from '../../server/engines/instanceUsers';
-import { scaleExamplePorts, startScaleExample, type ScaleExample } from '../../scripts/lib/scale/example';
+import { freeBasePort, scaleExamplePortList, scaleExamplePorts, startScaleExample, type ScaleExample } from '../../scripts/lib/scale/example';
 import { haproxyConfig } from '../../scripts/lib/scale/haproxy';
 import { processAlive as alive } from './helpers';
 
@@ -22,22 +21,6 @@ const root = path.resolve(__dirname, '../..');
 /** The agents' instance ports (both ranges), away from those of other suites (16400-16999 among them). */
 const instancePorts = { from: 21000, to: 21599 };
 
-const isFree = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const probe = net.createServer();
-    probe.once('error', () => resolve(false));
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-  });
-
-const portList = (ports: ReturnType<typeof scaleExamplePorts>) => [ports.proxy, ...ports.servers, ports.store, ...ports.agents];
-
-/** The first base port from `from` up to `to` (in steps of 20) whose every example port is free. */
-async function freeBasePort(from: number, to: number): Promise<number> {
-  for (let base = from; base <= to; base += 20) {
-    if ((await Promise.all(portList(scaleExamplePorts(base)).map(isFree))).every(Boolean)) return base;
-  }
-  throw new Error(`no free base port from ${from}`);
-}
 
 /** Every TCP port something listens on, IPv4 or IPv6. */
 function listeningPorts(): Set<number> {
@@ -300,7 +283,7 @@ it('shows a host whose agent is killed as lost within three heartbeats, its inst
 it('stops the instances, HAProxy, the servers, the agents and the store, leaving nothing running or listening', async () => {
   await example.stop();
   const listening = listeningPorts();
-  const examplePorts = [...portList(ports), ...Array.from({ length: instancePorts.to - instancePorts.from + 1 }, (_, i) => instancePorts.from + i)];
+  const examplePorts = [...scaleExamplePortList(ports.proxy), ...Array.from({ length: instancePorts.to - instancePorts.from + 1 }, (_, i) => instancePorts.from + i)];
   expect(examplePorts.filter((port) => listening.has(port))).toEqual([]);
   expect(processesUsing(dir)).toEqual([]);
 });

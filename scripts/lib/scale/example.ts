@@ -61,6 +61,20 @@ export function scaleExamplePorts(basePort = 8080) {
   return { proxy: basePort, servers: [basePort + 1, basePort + 2], store: basePort + 10, agents: [basePort + 11, basePort + 12] };
 }
 
+/** Every port the example listens on (not its instances'), from its base port. */
+export function scaleExamplePortList(basePort?: number): number[] {
+  const ports = scaleExamplePorts(basePort);
+  return [ports.proxy, ...ports.servers, ports.store, ...ports.agents];
+}
+
+/** The first base port from `from` up to `to` (in steps of 20) whose every example port is free. */
+export async function freeBasePort(from: number, to: number): Promise<number> {
+  for (let base = from; base <= to; base += 20) {
+    if (!(await Promise.all(scaleExamplePortList(base).map(portInUse))).some(Boolean)) return base;
+  }
+  throw new Error(`No free base port for the scale example from ${from} to ${to}.`);
+}
+
 interface Secrets extends StorePasswords {
   admin: string;
 }
