@@ -39,7 +39,7 @@ async function main(): Promise<void> {
     print: (line) => console.log(line),
   });
   if (!(await buildSpa()) || !(await buildServer())) process.exit(1);
-  const server = spawn(process.execPath, ['--enable-source-maps', serverEntry], { stdio: 'inherit' });
+  const server = spawn(process.execPath, [serverEntry], { stdio: 'inherit' });
   // A terminal's Ctrl-C reaches both processes; a signal sent to this one alone is passed on.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => server.kill(signal));
   server.once('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -19,7 +19,7 @@ import { openApi } from './http/openapi';
 import { handleClientError, handleFrameworkError, HttpProblem, registerProblemHandlers } from './http/problems';
 import { securityHeaders } from './http/security';
 import { spa } from './http/spa';
-import { validatorCompiler } from './http/validation';
+import { schemaCompilers } from './http/lazySchemas';
 import { InProcessBus, type EventBus } from './hub/bus';
 import { PostgresBus } from './hub/postgresBus';
 import { sharedRateLimitStore } from './auth/sharedRateLimits';
@@ -66,6 +66,7 @@ import { HostAgent } from './hosts/hostAgent';
 import { HostWatch } from './hosts/hostWatch';
 import { acceptForwardedOnly, forwardToHosts } from './hosts/forwarding';
 import { hostRoutes } from './routes/hosts';
+import { awaitStartup, Startup } from './startup';
 
 export interface AppDeps {
   /** A store to use instead of opening `<dataDir>/warden.sqlite`; the caller keeps ownership and closes it. */
@@ -84,6 +85,12 @@ export interface AppDeps {
   storage?: BackupStorage;
   /** false: no reconcile, health probes, log tailing, backup recovery or schedules at start (tests that drive them by hand). */
   supervise?: boolean;
+  /**
+   * A start that listens first (startServer): adopting instances, recovery, schedules and the engine
+   * catalogue run right after listening, named on /healthz until done. Without one, `ready()` waits for
+   * that work, as tests that inject calls expect.
+   */
+  startup?: Startup;
 }
 
 /**
@@ -102,7 +109,12 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
     clientErrorHandler: handleClientError,
     frameworkErrors: handleFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
-  app.setValidatorCompiler(validatorCompiler);
+  const schemas = schemaCompilers();
+  app.setValidatorCompiler(schemas.validatorCompiler);
+  app.setSerializerCompiler(schemas.serializerCompiler);
+  const startup = deps.startup ?? new Startup();
+  const afterListen = deps.startup !== undefined;
+  const onStepError = (name: string, error: unknown) => app.log.error({ err: error, step: name }, `Start-up step failed: ${name}`);
 
   const groupInstances = deps.groupInstances ?? groupInstancesFromTable;
   // One authorization layer for the routes and the hub, so Join{Name} checks what the API checks.
@@ -118,21 +130,17 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
   // A listening, supervising server reads the pg parameter catalogue in the background when none is
   // cached, so the first instance's parameters are checked without waiting; close waits for it so no
   // throwaway cluster is left behind.
-  let pgCatalogue: Promise<unknown> | null = null;
   if (engines.pg === pg && deps.supervise !== false) {
+    const catalogue = async () => {
+      // Without PostgreSQL there is nothing to read; creating a pg instance says what to install.
+      if ((await pg.unavailable()) === null) await pg.catalogue();
+    };
     app.addHook('onListen', async () => {
-      pgCatalogue = pg
-        .unavailable()
-        .then(async (missing) => {
-          // Without PostgreSQL there is nothing to read; creating a pg instance says what to install.
-          if (missing === null) await pg.catalogue();
-        })
-        .catch((error: unknown) => app.log.error({ err: error }, 'Could not read the PostgreSQL parameter catalogue'));
-    });
-    app.addHook('preClose', async () => {
-      await pgCatalogue;
+      void startup.run([['engine catalogue', catalogue]], (_name, error) => app.log.error({ err: error }, 'Could not read the PostgreSQL parameter catalogue'));
     });
   }
+  // Whatever still runs in the background (the catalogue's throwaway cluster) finishes before close.
+  app.addHook('preClose', async () => startup.settled());
   const instances = new InstanceService({ db, bus, clock, config, logs, engines });
   const storage = deps.storage ?? new LocalDirectoryStorage(path.join(config.dataDir, 'backups'));
   const backups = new BackupService({ db, bus, clock, config, logs, instances, storage });
@@ -180,30 +188,45 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
   // A process that runs instances is a host: it registers, heartbeats and runs what is queued for it.
   const hostAgent = instances.runsInstances ? new HostAgent({ db, bus, clock, config, instances, warn }) : null;
   const hostWatch = new HostWatch(instances, warn);
-  if (hostAgent) {
-    app.addHook('onListen', async () => {
-      const address = app.server.address();
-      if (address && typeof address === 'object') await hostAgent.listening(address.port);
-    });
-  }
+  const listeningPort = () => {
+    const address = app.server.address();
+    return address && typeof address === 'object' ? address.port : null;
+  };
+  // Where servers forward this host's calls: only known once listening.
+  const hostAddress = async () => {
+    const port = listeningPort();
+    if (hostAgent && port !== null) await hostAgent.listening(port);
+  };
   // After migrations; instances keep running when the server stops (close only stops watching).
-  if (deps.supervise !== false) {
-    app.addHook('onReady', async () => {
-      if (hostAgent) {
-        await hostAgent.register();
-        await instances.startSupervision();
-        await backups.start();
-        await scripts.recover();
-        pointInTime.start();
-        metrics.start();
-        hostAgent.start();
-      }
-      if (role !== 'agent') {
-        retention.start();
-        statistics.start();
-        hostWatch.start();
-      }
+  const supervision: [string, () => unknown][] = [];
+  if (deps.supervise !== false && hostAgent) {
+    supervision.push(
+      ['host', () => hostAgent.register()],
+      ['instances', () => instances.startSupervision()],
+      ['backups', () => backups.start()],
+      ['scripts', () => scripts.recover()],
+      ['schedules', () => [pointInTime.start(), metrics.start(), hostAgent.start()]],
+    );
+  }
+  if (deps.supervise !== false && role !== 'agent') {
+    supervision.push(['watches', () => [retention.start(), statistics.start(), hostWatch.start()]]);
+  }
+  const compileRouteSchemas = (onError = (error: unknown) => app.log.error({ err: error }, 'A route schema does not compile')) =>
+    schemas.compileRemaining(onError);
+  if (afterListen) {
+    app.addHook('onReady', async () => startup.mark('routesReady'));
+    app.addHook('onListen', async () => {
+      startup.mark('listening');
+      const [first, ...rest] = supervision;
+      const steps: [string, () => unknown][] = first?.[0] === 'host' ? [first, ['host address', hostAddress], ...rest] : supervision;
+      void startup.run(steps, onStepError, { gate: true });
+      void startup.run([['route schemas', () => compileRouteSchemas()]], onStepError);
     });
+  } else {
+    app.addHook('onReady', async () => {
+      for (const [, work] of supervision) await work();
+    });
+    app.addHook('onListen', hostAddress);
   }
   app.addHook('preClose', async () => {
     // First: an operation taken now would be cut off.
@@ -240,10 +263,11 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
       new HttpProblem(context.statusCode, `Too many requests; try again in ${context.after}.`),
   });
   if (role !== 'agent') app.register(spa, { staticDir: config.staticDir });
+  app.register(awaitStartup, { startup });
   app.register(accessControl, { ctx });
   app.register(openApi, { config });
 
-  app.register(healthRoutes);
+  app.register(healthRoutes, { startup });
   // An agent answers only what servers forward to it (and its health): people reach the servers.
   if (role === 'agent') acceptForwardedOnly(app, db);
   else forwardToHosts(app, { db, instances });
@@ -269,7 +293,7 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
   app.register(clientVersionRoutes, { prefix: '/client-versions', ctx, catalog: releases, builds: clientBuilds });
 
   // Tests, benchmarks and main reach the services of this app through it.
-  return Object.assign(app, { hostAgent, hostWatch, instances, instanceLogs: logs, backups, scripts, pointInTime, logRetention: retention, clientBuilds, metrics, statistics });
+  return Object.assign(app, { startup, compileRouteSchemas, hostAgent, hostWatch, instances, instanceLogs: logs, backups, scripts, pointInTime, logRetention: retention, clientBuilds, metrics, statistics });
 }
 
 export type App = ReturnType<typeof buildApp>;

@@ -5,7 +5,9 @@ import { ensureFirstAdmin, type FirstAdmin } from './auth/firstAdmin';
 import { loadConfig, type Config } from './config';
 import { migrateToLatest, requireMigrated } from './db/migrations';
 import { openDb } from './db/open';
-import { confinementStatus } from './engines/confinement';
+import { checkConfinement } from './engines/confinement';
+import { Startup } from './startup';
+import { mapStackTraces } from './stackTraces';
 import type { Db } from './db/schema';
 
 export interface RunningServer {
@@ -13,6 +15,8 @@ export interface RunningServer {
   db: Db;
   /** Where it listens, with the real port when WARDEN_PORT=0, e.g. http://127.0.0.1:41234. */
   url: string;
+  /** The start's phases and the background work it still runs (on /healthz too). */
+  startup: Startup;
   /** Stops accepting requests, finishes the ones in flight, closes the store. */
   close(): Promise<void>;
 }
@@ -37,8 +41,13 @@ export function firstAdminBanner(admin: FirstAdmin): string {
   return [rule, ...lines.map((line) => `| ${line.padEnd(width)} |`), rule].join('\n');
 }
 
-/** Opens and migrates the store, makes sure an admin exists, and listens. Reusable by scripts. */
+/**
+ * Opens and migrates the store, makes sure an admin exists, and listens; what the first request does not
+ * need (adopting instances, recovery, schedules, checks) runs right after, under `startup`. Reusable by scripts.
+ */
 export async function startServer(config: Config, deps: StartDeps = {}): Promise<RunningServer> {
+  const startup = new Startup();
+  startup.mark('processUp');
   const print = deps.print ?? ((text: string) => process.stdout.write(`${text}\n`));
   const db = openDb(config);
   let admin: FirstAdmin | null;
@@ -56,7 +65,9 @@ export async function startServer(config: Config, deps: StartDeps = {}): Promise
     throw error;
   }
 
-  const app = buildApp(config, { db });
+  startup.mark('storeOpen');
+
+  const app = buildApp(config, { db, startup });
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {
@@ -67,15 +78,23 @@ export async function startServer(config: Config, deps: StartDeps = {}): Promise
   const { port } = app.server.address() as AddressInfo;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   print(`Warden listening on ${url}`);
-  const confinement = confinementStatus();
-  if (!confinement.active) print(`Warning: ${confinement.reason} See the README's security section.`);
-  // Last, so that nothing printed at start-up pushes it out of sight.
-  if (admin) print(firstAdminBanner(admin));
+  const warnUnconfined = async () => {
+    const confinement = await checkConfinement();
+    if (!confinement.active) print(`Warning: ${confinement.reason} See the README's security section.`);
+  };
+  if (admin) {
+    // A first start waits for the check: the banner comes last, so that nothing pushes it out of sight.
+    await warnUnconfined();
+    print(firstAdminBanner(admin));
+  } else {
+    void startup.run([['confinement check', warnUnconfined]], (_name, error) => app.log.error({ err: error }, 'Could not check confinement'));
+  }
 
   return {
     app,
     db,
     url,
+    startup,
     async close() {
       await app.close();
       await db.destroy();
@@ -119,10 +138,15 @@ async function main(): Promise<void> {
   process.once('SIGINT', stop);
 }
 
-// Runs only as the process entry (tsx server/main.ts), not when a script or test imports startServer.
-if (require.main === module) {
+/** The process entry: the compiled server's loader (server/bootstrap.ts) calls it, and so does tsx server/main.ts. */
+export function run(): void {
+  // The compiled bundle (build/server/server.js) names TypeScript lines in its traces; under tsx they already do.
+  if (__filename.endsWith('.js') && !process.sourceMapsEnabled) mapStackTraces(__filename);
   main().catch((error: unknown) => {
     process.stderr.write(`Warden failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
   });
 }
+
+// Runs only as the process entry (tsx server/main.ts), not when a script or test imports startServer.
+if (require.main === module) run();

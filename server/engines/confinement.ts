@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -89,20 +89,40 @@ let known: ConfinementStatus | undefined;
 /** Whether confinement can be used here: checked once, by confining `true`. */
 export function confinementStatus(): ConfinementStatus {
   if (known) return known;
-  if (process.getuid?.() !== 0) {
-    known = { active: false, reason: 'The server does not run as root: engines run as the server\'s own user, unconfined.' };
-  } else if (!fs.existsSync(bwrap)) {
-    known = { active: false, reason: 'bubblewrap is not installed (Debian package bubblewrap): engines run as their instance\'s user, unconfined.' };
-  } else {
-    try {
-      execFileSync(bwrap, [...namespaceArgs(), '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--', '/bin/true'], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000 });
-      known = { active: true, reason: null };
-    } catch (error) {
-      const words = String((error as { stderr?: Buffer }).stderr ?? error).trim();
-      known = { active: false, reason: `bubblewrap cannot run here (${words}): engines run as their instance's user, unconfined.` };
-    }
+  const cannot = cannotConfine();
+  if (cannot) return (known = cannot);
+  try {
+    execFileSync(bwrap, probeArgs(), { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000 });
+    return (known = { active: true, reason: null });
+  } catch (error) {
+    return (known = probeFailed(error));
   }
-  return known;
+}
+
+/** The same check without holding up the process: a start makes it right after listening. */
+export async function checkConfinement(): Promise<ConfinementStatus> {
+  if (known) return known;
+  const cannot = cannotConfine();
+  if (cannot) return (known = cannot);
+  const status = await new Promise<ConfinementStatus>((resolve) =>
+    execFile(bwrap, probeArgs(), { timeout: 10_000 }, (error, _stdout, stderr) =>
+      resolve(error ? probeFailed(Object.assign(error, { stderr })) : { active: true, reason: null }),
+    ),
+  );
+  return (known ??= status);
+}
+
+function cannotConfine(): ConfinementStatus | null {
+  if (process.getuid?.() !== 0) return { active: false, reason: 'The server does not run as root: engines run as the server\'s own user, unconfined.' };
+  if (!fs.existsSync(bwrap)) return { active: false, reason: 'bubblewrap is not installed (Debian package bubblewrap): engines run as their instance\'s user, unconfined.' };
+  return null;
+}
+
+const probeArgs = () => [...namespaceArgs(), '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--', '/bin/true'];
+
+function probeFailed(error: unknown): ConfinementStatus {
+  const words = String((error as { stderr?: Buffer | string }).stderr || error).trim();
+  return { active: false, reason: `bubblewrap cannot run here (${words}): engines run as their instance's user, unconfined.` };
 }
 
 function namespaceArgs() {

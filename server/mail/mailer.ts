@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import nodemailer from 'nodemailer';
 import type { Clock } from '../clock';
 import type { AppContext } from '../context';
 import { insertOutboxMessage, recordDelivery } from '../db/outbox';
@@ -69,13 +68,24 @@ export class Mailer {
 // Generous but bounded, so shutting down never waits minutes for an unreachable mail server.
 const smtpTimeouts = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
 
+/** Delivers through `url`, loading nodemailer (a large package) with the first e-mail rather than at every start. */
+function smtpTransport(url: string): MailTransport {
+  let transport: Promise<MailTransport> | undefined;
+  return {
+    async sendMail(mail) {
+      transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport({ url, ...smtpTimeouts }));
+      return (await transport).sendMail(mail);
+    },
+  };
+}
+
 export function createMailer(ctx: Pick<AppContext, 'db' | 'clock' | 'config'>, log: FastifyBaseLogger): Mailer {
   const { smtpUrl, mailFrom, publicUrl } = ctx.config;
   return new Mailer({
     db: ctx.db,
     clock: ctx.clock,
     from: mailFrom ?? `Warden <warden@${new URL(publicUrl).hostname}>`,
-    transport: smtpUrl ? nodemailer.createTransport({ url: smtpUrl, ...smtpTimeouts }) : null,
+    transport: smtpUrl ? smtpTransport(smtpUrl) : null,
     log,
   });
 }

@@ -80,4 +80,23 @@ describe('startServer', () => {
     await restarted.close();
     expect(again).toEqual([expect.stringMatching(/^Warden listening on /)]);
   });
+
+  it('listens before adopting instances and the like, and /healthz names the phases of the start', async () => {
+    const config = testConfig({ dataDir, port: 0, ...(await testStoreConfig()) });
+    const server = await startServer(config, { print: () => undefined });
+    try {
+      const first = await fetch(`${server.url}/healthz`);
+      expect(first.status).toBe(200);
+      expect(['starting', 'ok']).toContain((await first.json()).status);
+
+      await server.startup.settled();
+      const health = await (await fetch(`${server.url}/healthz`)).json();
+      expect(health).toMatchObject({ status: 'ok', pending: [], failed: [] });
+      const { processUp, storeOpen, routesReady, listening, backgroundReady } = health.phases;
+      expect([processUp, storeOpen, routesReady, listening, backgroundReady].every((ms) => typeof ms === 'number')).toBe(true);
+      expect(processUp <= storeOpen && storeOpen <= routesReady && routesReady <= listening && listening <= backgroundReady).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
 });
