@@ -62,6 +62,11 @@ export const defaultHubLimits: HubLimits = {
  * reason they read. No client receives it (its audience is nobody); every hub on the bus acts on it.
  */
 export const closeConnectionsEvent = 'hub.closeConnections';
+/** A text frame, as a string or as its UTF-8 bytes. */
+export type Frame = string | Buffer;
+/** ws sends a Buffer as a binary frame unless told otherwise; every hub frame is JSON text. */
+const textFrame = { binary: false };
+
 type CloseConnections = { userId: string; sessionId?: undefined; reason: string } | { sessionId: string; userId?: undefined; reason: string };
 
 export class HubError extends Error {}
@@ -124,12 +129,16 @@ class Connection {
     return true;
   }
 
-  send(frame: string) {
-    if (this.open) this.socket!.send(frame);
+  /**
+   * Sends a text frame. An event's frame comes as the UTF-8 bytes its delivery encoded once for every
+   * connection, instead of ws encoding the same text again per socket.
+   */
+  send(frame: Frame) {
+    if (this.open) this.socket!.send(frame, textFrame);
   }
 
   /** Invocations and completions: kept until acknowledged when the link is stateful, sent if it is up. */
-  sendSequenced(frame: string) {
+  sendSequenced(frame: Frame) {
     this.replay?.keep(frame);
     this.send(frame);
   }
@@ -406,16 +415,12 @@ export class Hub {
       this.closeWhere((c) => (userId !== undefined ? c.principal.userId === userId : c.principal.sessionId === sessionId), reason, false);
       return;
     }
-    const frames = new Map<boolean, string>();
-    const frameFor = (admin: boolean) => {
-      let frame = frames.get(admin);
-      if (frame === undefined) {
-        const payload = admin ? event.payload : this.forRegularUser(event.payload);
-        frame = encode({ type: MessageType.Invocation, target: event.event, arguments: [payload] });
-        frames.set(admin, frame);
-      }
-      return frame;
-    };
+    // Serialized and encoded once per event for admins and once for everyone else (paths hidden).
+    let adminFrame: Buffer | undefined;
+    let regularFrame: Buffer | undefined;
+    const invocation = (payload: unknown) => Buffer.from(encode({ type: MessageType.Invocation, target: event.event, arguments: [payload] }));
+    const frameFor = (admin: boolean) =>
+      admin ? (adminFrame ??= invocation(event.payload)) : (regularFrame ??= invocation(this.forRegularUser(event.payload)));
     const reaches = audienceTest(event.audience);
     for (const connection of this.connections) {
       if (!connection.handshaken || !reaches(connection)) continue;

@@ -2,6 +2,7 @@
 // messages it sent that the client has not acknowledged, and the numbering of the client's own
 // messages so that what the client resends after a reconnect is not acted on twice.
 
+import type { Frame } from './hub';
 import { encode, MessageType, ProtocolError } from './protocol';
 
 /** The message types both sides number and keep until acknowledged; Ping, Close, Ack and Sequence are not. */
@@ -16,7 +17,7 @@ const sequencedTypes = new Set<number>([
 export const isSequenced = (type: number) => sequencedTypes.has(type);
 
 export class ReplayBuffer {
-  private kept: { id: number; frame: string }[] = [];
+  private kept: { id: number; frame: Frame }[] = [];
   private keptBytes = 0;
   /** The id the next message sent carries: ids start at 1 on both sides. */
   private nextSendId = 1;
@@ -31,7 +32,7 @@ export class ReplayBuffer {
    * then drops, the client sees the gap in the Sequence it is sent and starts over with a new
    * connection (refetching what it shows), instead of silently missing events.
    */
-  keep(frame: string): void {
+  keep(frame: Frame): void {
     this.kept.push({ id: this.nextSendId++, frame });
     this.keptBytes += frame.length;
     while (this.keptBytes > this.maxBytes && this.kept.length > 0) this.keptBytes -= this.kept.shift()!.frame.length;
@@ -47,7 +48,7 @@ export class ReplayBuffer {
   }
 
   /** What a reconnected socket is sent first: a Sequence naming the first kept message, then every kept one. */
-  replay(): string[] {
+  replay(): Frame[] {
     const first = this.kept[0]?.id ?? this.nextSendId;
     return [encode({ type: MessageType.Sequence, sequenceId: first }), ...this.kept.map((m) => m.frame)];
   }
