@@ -9,13 +9,18 @@ const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T)
 
 /** What a database backup holds, as recorded when it was taken; verification compares against it. */
 export const BackupContents = Type.Object({
-  /** pg: each database with its dump size and exact row counts per table (schema.table). */
+  /**
+   * pg: each database with its dump size and rows per table (schema.table): the planner's estimates
+   * when `rowsEstimated` (backups since the dump stopped scanning tables twice; verify counts exactly),
+   * exact counts in earlier backups.
+   */
   databases: Type.Optional(
     Type.Array(
       Type.Object({
         name: Type.String(),
         bytes: Type.Integer(),
         rows: Type.Record(Type.String(), Type.Integer()),
+        rowsEstimated: Type.Optional(Type.Boolean()),
       }),
     ),
   ),

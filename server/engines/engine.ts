@@ -106,6 +106,11 @@ export interface Engine {
   restoreDatabase(dir: string, target: InstanceRuntime, parameters: Record<string, string>): Promise<RestoreReport | void>;
   /** What the running instance holds, in the terms `recorded` uses, to compare a restore against. */
   inspect(rt: InstanceRuntime, recorded: BackupContents): Promise<BackupContents>;
+  /**
+   * What the backup unpacked in `dir` holds, counted exactly where `recorded` has estimates, read as
+   * `rt`'s user; the recorded contents as they are for an engine that records them exactly.
+   */
+  dumpedContents?(dir: string, rt: InstanceRuntime, recorded: BackupContents): Promise<BackupContents>;
   /** Paths under rt.dir a file backup packs: configuration and logs, plus the data folder when asked. */
   fileBackupPaths(rt: InstanceRuntime, withData: boolean): string[];
   /** The folder the engine writes its JSON logs to. */

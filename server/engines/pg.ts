@@ -344,6 +344,8 @@ export function pgEngine(binaries: EngineBinaries, options: EngineOptions = {}):
       return readFrom(leader, `member ${leader.member}, the leader${why}`);
     },
     inspect: onLeader(single.inspect),
+    // Reads only the unpacked backup: any member's user may.
+    dumpedContents: single.dumpedContents,
 
     fileBackupPaths(rt, withData) {
       if (!rt.cluster) return single.fileBackupPaths(rt, withData);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
-import type { RestoreSkip } from '../../contracts/backups';
+import type { BackupContents, RestoreSkip } from '../../contracts/backups';
 import { pgOwnerRole } from '../../contracts/databases';
 import type { RestoreReport } from './engine';
 import { connectionArgs, dbnameArg, readPgManifest, withClient, type PgTarget, type Tools } from './pgBackup';
@@ -157,6 +157,53 @@ function failedStatements(database: string) {
   });
 }
 
+/** pg_restore's line opening a table's data: `COPY schema.table (columns) FROM stdin;`, names quoted as format('%I') quotes them. */
+const copyLine = /^COPY ((?:"(?:[^"]|"")*"|[^\s."]+)\.(?:"(?:[^"]|"")*"|[^\s."]+)) .*FROM stdin;$/;
+
+/**
+ * The backup's contents with exact row counts, counted from the dumps themselves where the manifest
+ * holds estimates: pg_restore writes a dump's data as COPY blocks, one line a row (line breaks in
+ * values are escaped). Run confined as `target`'s user, like the restore. A table the manifest names
+ * without data in the dump fails the count.
+ */
+export async function pgDumpedContents(tools: Tools, dir: string, target: PgTarget, recorded: BackupContents): Promise<BackupContents> {
+  const manifest = readPgManifest(dir);
+  const databases: NonNullable<BackupContents['databases']> = [];
+  for (const database of recorded.databases ?? []) {
+    const entry = manifest.databases.find((d) => d.name === database.name);
+    if (!database.rowsEstimated || !entry) {
+      databases.push(database);
+      continue;
+    }
+    const rows = await countDumpedRows(tools, target, dir, path.join(dir, entry.file));
+    const absent = Object.keys(database.rows).filter((table) => !(table in rows));
+    if (absent.length > 0) throw new EngineError(`The dump of database ${database.name} holds no data for ${absent.join(', ')}, which the backup names.`);
+    databases.push({ name: database.name, bytes: database.bytes, rows });
+  }
+  return { ...recorded, databases };
+}
+
+async function countDumpedRows(tools: Tools, target: PgTarget, dir: string, file: string): Promise<Record<string, number>> {
+  const rows: Record<string, number> = {};
+  let table: string | null = null;
+  const options: ToolOptions = { binds: [dir], timeoutMs: restoreTimeoutMs };
+  const { code, lastLines } = await runLines(instanceUser(target.rt), tools.bin('pg_restore'), ['--data-only', '-f', '-', file], options, (line, from) => {
+    if (from !== 'stdout') return;
+    if (table !== null) {
+      if (line === '\\.') table = null;
+      else rows[table]++;
+      return;
+    }
+    const copy = copyLine.exec(line);
+    if (copy) {
+      table = copy[1];
+      rows[table] = 0;
+    }
+  });
+  if (code !== 0) throw new EngineError(`pg_restore could not read ${path.basename(file)}: ${lastLines.join('\n')}`);
+  return rows;
+}
+
 /** How pg_restore runs here: the folder it reads outside the instance's (the unpacked backup) and a time limit. */
 type ToolOptions = RunOptions & { binds: string[]; timeoutMs: number };
 
@@ -166,22 +213,22 @@ function runLines(
   command: string,
   args: string[],
   options: ToolOptions,
-  onLine: (line: string) => void,
+  onLine: (line: string, from: 'stdout' | 'stderr') => void,
 ): Promise<{ code: number; lastLines: string[] }> {
   return new Promise((resolve, reject) => {
     const child = spawnTool(user, command, args, options);
     const lastLines: string[] = [];
-    const take = (line: string) => {
+    const take = (line: string, from: 'stdout' | 'stderr') => {
       if (line.trim() !== '') lastLines.push(line);
       if (lastLines.length > 20) lastLines.shift();
-      onLine(line);
+      onLine(line, from);
     };
-    const rests = [child.stdout, child.stderr].map((stream) => {
-      const rest = { text: '' };
-      stream.on('data', (chunk: Buffer) => {
+    const rests = (['stdout', 'stderr'] as const).map((from) => {
+      const rest = { text: '', from };
+      child[from].on('data', (chunk: Buffer) => {
         const lines = (rest.text + chunk.toString('utf8')).split('\n');
         rest.text = lines.pop() ?? '';
-        lines.forEach(take);
+        for (const line of lines) take(line, from);
       });
       return rest;
     });
@@ -192,7 +239,7 @@ function runLines(
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      for (const rest of rests) if (rest.text) take(rest.text);
+      for (const rest of rests) if (rest.text) take(rest.text, rest.from);
       if (signal) reject(new EngineError(`${path.basename(command)} was stopped (${signal}): ${lastLines.join('\n')}`));
       else resolve({ code: code ?? 1, lastLines });
     });

@@ -15,7 +15,7 @@ import type {
   ReloadReport,
 } from './engine';
 import { pgBackupDatabase, pgInspect, readPgManifest, withClient as withPgClient, type PgTarget } from './pgBackup';
-import { pgRestoreInto } from './pgRestore';
+import { pgDumpedContents, pgRestoreInto } from './pgRestore';
 import { writeInstanceFile } from './instanceFiles';
 import { parameterPolicy } from './parameterPolicy';
 import { parameterFromRow, pgCatalogue, readJson, settingsQuery, type SettingsRow } from './pgCatalogue';
@@ -560,6 +560,8 @@ export function singlePgEngine(binaries: EngineBinaries, options: EngineOptions,
     },
 
     inspect: (rt, recorded) => pgInspect(target(rt), recorded),
+
+    dumpedContents: (dir, rt, recorded) => pgDumpedContents({ bin }, dir, target(rt), recorded),
 
     fileBackupPaths(rt, withData) {
       const configuration = ['postgresql.conf', 'postgresql.auto.conf', 'pg_hba.conf', 'pg_ident.conf', 'warden.conf'].map((f) => `data/${f}`);

@@ -54,10 +54,11 @@ export async function prepareSandbox(deps: SandboxDeps, instance: InstanceRow, s
   if (source === 'latest-backup' && !backupId) throw new Error(noBackupText);
   if (backupId) {
     await deps.backups.restoreInto(backupId, rt, {}, { instanceId: instance.id, properties: { runId } });
-    // The backup counted every table's rows exactly when it was taken: what the sandbox now holds.
+    // A backup that counted every table's rows exactly says what the sandbox now holds; one that
+    // recorded estimates does not, and the run counts them itself.
     const contents = (await findBackupRow(deps.db, backupId))?.contents;
-    const recorded = contents ? (JSON.parse(contents) as BackupContents).databases?.find((d) => d.name === pgDefaultDatabase)?.rows : undefined;
-    return { copiedFrom: 'backup', backupId, rows: recorded };
+    const recorded = contents ? (JSON.parse(contents) as BackupContents).databases?.find((d) => d.name === pgDefaultDatabase) : undefined;
+    return { copiedFrom: 'backup', backupId, rows: recorded && !recorded.rowsEstimated ? recorded.rows : undefined };
   }
   const current = (await findInstanceRow(deps.db, instance.id)) ?? instance;
   if (source === 'live' && current.status !== 'unInitialized') {

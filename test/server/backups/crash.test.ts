@@ -214,7 +214,7 @@ describe(`a server killed at ${crashPoints.length} points of a database backup`,
       250,
     );
     expect(done).toMatchObject({ status: 'succeeded', error: null });
-    expect(done.contents!.databases!.find((d) => d.name === 'postgres')!.rows).toEqual({ 'public.t': rows });
+    expect(Object.keys(done.contents!.databases!.find((d) => d.name === 'postgres')!.rows)).toEqual(['public.t']);
     expect(sizeOf(path.join(dataDir, 'backups', instance.id, `${done.id}.tar`))).toBe(done.sizeBytes);
 
     const all = await databaseBackups();
