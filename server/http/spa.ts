@@ -37,7 +37,10 @@ export const spa = fp<{ staticDir: string }>(async (app, { staticDir }) => {
   // by Accept-Encoding with Content-Encoding and `Vary: accept-encoding` instead of compressing per request.
   await app.register(fastifyStatic, { root: staticDir, serve: false, suppressWarning: true, preCompressed: true });
 
-  const sendIndex = (reply: FastifyReply) => {
+  // A first visit to /login loads the sign-in page alone (src/login.tsx); a build without it, the console.
+  const pageFor = (urlPath: string) => (urlPath === '/login' && fs.existsSync(path.join(staticDir, 'login.html')) ? 'login.html' : 'index.html');
+
+  const sendIndex = (reply: FastifyReply, page = 'index.html') => {
     if (!fs.existsSync(path.join(staticDir, 'index.html'))) {
       return sendProblem(
         reply,
@@ -45,13 +48,13 @@ export const spa = fp<{ staticDir: string }>(async (app, { staticDir }) => {
       );
     }
     // no-cache: the browser revalidates, so a new build's asset names are picked up at once.
-    return reply.header('cache-control', 'no-cache').sendFile('index.html', { cacheControl: false });
+    return reply.header('cache-control', 'no-cache').sendFile(page, { cacheControl: false });
   };
 
   // Runs before routing decisions matter (and before the access hook), so a navigation to a path
   // that is also an API route, even an admin-only one, still gets the page.
   app.addHook('onRequest', async (request, reply) => {
-    if (isNavigation(request)) return sendIndex(reply);
+    if (isNavigation(request)) return sendIndex(reply, pageFor(pathOf(request)));
   });
 
   // webpack names these with a content hash, so a browser may keep them forever.
@@ -73,7 +76,7 @@ export const spa = fp<{ staticDir: string }>(async (app, { staticDir }) => {
     '/:file(^[\\w-]+\\.[\\w.]+$)',
     { config: { access: 'public' }, schema: { hide: true } },
     (request, reply) => {
-      if (request.params.file === 'index.html') return sendIndex(reply);
+      if (request.params.file === 'index.html' || request.params.file === 'login.html') return sendIndex(reply, request.params.file);
       return reply.header('cache-control', 'no-cache').sendFile(request.params.file, { cacheControl: false });
     },
   );

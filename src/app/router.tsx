@@ -64,10 +64,11 @@ export function appRoutes(store: AppStore, previousLocation: PreviousLocation, s
       // The only error element: a failure anywhere below shows here, never as react-router's default.
       ErrorBoundary: RouteError,
       children: [
-        // Drawn without Chakra: the one screen a first visit downloads (features/auth/LoginPage.tsx).
+        // Where an ended session leads inside the console. A first visit to /login loads the page alone
+        // (login.html, src/login.tsx): drawn without Chakra, Redux or the router (features/auth/LoginPage.tsx).
         route('login', {
           loader: redirectSignedIn(store),
-          lazy: screen(() => import(/* webpackChunkName: "login" */ '../features/auth/LoginPage'), 'LoginPage'),
+          lazy: screen(() => import(/* webpackChunkName: "sign-in" */ '../features/auth/SignInRoute'), 'SignInRoute'),
         }),
         // The account screens beside /login. The e-mail links (confirm, reset) open even in a
         // signed-in browser; asking for an account or a reset link is for the signed-out.

@@ -39,6 +39,20 @@ describe('SPA fallback', () => {
     },
   );
 
+  it('answers the sign-in page alone (login.html) to a navigation to /login, and only there', async () => {
+    const loginHtml = '<!doctype html><html><body><div id="root"><main class="login"></main></div></body></html>';
+    fs.writeFileSync(path.join(staticDir, 'login.html'), loginHtml);
+
+    for (const url of ['/login', '/login?returnUrl=%2Fgroups']) {
+      const res = await navigate(url);
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['cache-control']).toBe('no-cache');
+      expect(res.body).toBe(loginHtml);
+    }
+    expect((await navigate('/login/extra')).body).toBe(indexHtml);
+    expect((await navigate('/register')).body).toBe(indexHtml);
+  });
+
   it.each([['*/*'], [undefined]])('answers the console to GET / with Accept %s (curl, a first look)', async (accept) => {
     const res = await h.app.inject({ url: '/', headers: accept === undefined ? {} : { accept } });
 

@@ -1,59 +1,82 @@
-import { useId, useState, type FormEvent, type InputHTMLAttributes, type ReactNode } from 'react';
-import { Link, useNavigate, useSearchParams } from 'react-router-dom';
-import { DeferredOverlays } from '../ui/DeferredOverlays';
-import { usePrefetchLink } from '../ui/usePrefetchLink';
+import { useEffect, useId, useState, type ComponentType, type FormEvent, type InputHTMLAttributes, type ReactNode } from 'react';
 import { accountPaths } from './accountPaths';
-import { useLoginMutation, useRegistrationOptionsQuery } from './authApi';
-import { loginFailureMessage, loginFailureOf } from './loginFailure';
 import { loginPageCss } from './loginPageCss';
-import { safeReturnUrl } from './returnUrl';
+import { loginFailureMessage, registrationOpen, signIn } from './signIn';
 
 type Step = 'credentials' | 'twoFactor' | 'recovery';
 
+/** How the page links to the other account screens: plain anchors unless the console gives its router's links. */
+export type AccountLink = ComponentType<{ to: string; children: ReactNode }>;
+
+const Anchor: AccountLink = ({ to, children }) => <a href={to}>{children}</a>;
+
+export interface LoginPageProps {
+  /** Called once the session cookie is set: the sign-in page loads the console, the console goes back where it was. */
+  onSignedIn: () => void | Promise<void>;
+  Link?: AccountLink;
+}
+
 /**
  * Sign-in: e-mail and password, then the authenticator code (or a recovery code) when the account asks
- * for one. Drawn with plain elements and its own few styles, not Chakra, so that a first visit
- * downloads only what signing in needs; it looks like the other account screens (PublicPage.tsx).
+ * for one. Drawn with plain elements and its own few styles, and calling the server with plain fetch,
+ * so that it needs neither Chakra, Redux nor the router: a first visit loads it alone (src/login.tsx),
+ * and the console shows the same page when a session ends (SignInRoute.tsx). It looks like the other
+ * account screens (PublicPage.tsx).
  */
-export function LoginPage() {
-  const [searchParams] = useSearchParams();
-  const navigate = useNavigate();
-  const [login, { isLoading }] = useLoginMutation();
-  const { data: options } = useRegistrationOptionsQuery();
-
+export function LoginPage({ onSignedIn, Link = Anchor }: LoginPageProps) {
+  const [open, setOpen] = useState(false);
+  // The build draws this page into login.html: until React has taken it over, Sign in waits.
+  const [ready, setReady] = useState(false);
+  const [busy, setBusy] = useState(false);
   const [step, setStep] = useState<Step>('credentials');
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const [remember, setRemember] = useState(false);
-  const [code, setCode] = useState('');
-  const [recoveryCode, setRecoveryCode] = useState('');
+  // Kept from the first step for the code steps, which send them again with the code.
+  const [account, setAccount] = useState({ email: '', password: '', remember: false });
   const [failure, setFailure] = useState<string | null>(null);
   const headingId = useId();
 
+  useEffect(() => {
+    setReady(true);
+    let current = true;
+    void registrationOpen().then((isOpen) => current && setOpen(isOpen));
+    return () => {
+      current = false;
+    };
+  }, []);
+
+  // The fields are the browser's own (uncontrolled): what someone typed before React took the drawn page
+  // over stays, and is read from the form when it is sent.
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
+    const input = (name: string) => event.currentTarget.elements.namedItem(name) as HTMLInputElement | null;
+    const field = (name: string) => input(name)?.value ?? '';
+    const { email, password, remember } =
+      step === 'credentials' ? { email: field('email'), password: field('password'), remember: input('remember')?.checked === true } : account;
+    if (step === 'credentials') setAccount({ email, password, remember });
     setFailure(null);
+    setBusy(true);
     try {
-      await login({
-        email,
-        password,
+      const answer = await signIn(
+        {
+          email,
+          password,
+          ...(step === 'twoFactor' && { twoFactorCode: field('code').replace(/\D/g, '') }),
+          ...(step === 'recovery' && { twoFactorRecoveryCode: field('recoveryCode').trim() }),
+        },
         remember,
-        ...(step === 'twoFactor' && { twoFactorCode: code }),
-        ...(step === 'recovery' && { twoFactorRecoveryCode: recoveryCode.trim() }),
-      }).unwrap();
-      navigate(safeReturnUrl(searchParams.get('returnUrl')), { replace: true });
-    } catch (error) {
-      const reason = loginFailureOf(error);
-      if (reason === 'RequiresTwoFactor') setStep('twoFactor');
-      else if (reason) setFailure(loginFailureMessage(reason, step));
-      // Anything else (the server down, say) is toasted by the one error path.
+      );
+      if (answer.ok) {
+        await onSignedIn();
+        return;
+      }
+      if (answer.failure === 'RequiresTwoFactor') setStep('twoFactor');
+      else setFailure(answer.failure ? loginFailureMessage(answer.failure, step) : `Could not sign in: ${answer.detail}`);
+    } finally {
+      setBusy(false);
     }
   };
 
   const startOver = () => {
     setStep('credentials');
-    setCode('');
-    setRecoveryCode('');
     setFailure(null);
   };
 
@@ -70,32 +93,19 @@ export function LoginPage() {
             <h1 id={headingId}>{title}</h1>
             {step === 'twoFactor' && <p className="login-description">Enter the 6-digit code from your authenticator app.</p>}
           </header>
-          <form className="login-form" onSubmit={submit} aria-busy={isLoading}>
+          {/* POST: should the browser ever send the form itself, no password goes into an address. */}
+          <form className="login-form" method="post" onSubmit={submit} aria-busy={busy}>
             {failure && (
               <div className="login-alert" role="alert">
                 {failure}
               </div>
             )}
-
             {step === 'credentials' ? (
               <>
-                <TextField
-                  label="E-mail"
-                  type="email"
-                  autoComplete="username"
-                  autoFocus
-                  value={email}
-                  onChange={(event) => setEmail(event.target.value)}
-                />
-                <TextField
-                  label="Password"
-                  type="password"
-                  autoComplete="current-password"
-                  value={password}
-                  onChange={(event) => setPassword(event.target.value)}
-                />
+                <TextField label="E-mail" name="email" type="email" autoComplete="username" autoFocus defaultValue={account.email} />
+                <TextField label="Password" name="password" type="password" autoComplete="current-password" />
                 <label className="login-check">
-                  <input type="checkbox" checked={remember} onChange={(event) => setRemember(event.target.checked)} />
+                  <input type="checkbox" name="remember" defaultChecked={account.remember} />
                   Keep me signed in
                 </label>
               </>
@@ -103,27 +113,25 @@ export function LoginPage() {
               <TextField
                 label="Recovery code"
                 helper="One of the codes you saved when you turned on two-factor sign-in. Each works once."
+                name="recoveryCode"
                 autoComplete="off"
                 autoFocus
                 maxLength={64}
-                value={recoveryCode}
-                onChange={(event) => setRecoveryCode(event.target.value)}
               />
             ) : (
               <TextField
                 label="Authentication code"
                 inputMode="numeric"
+                name="code"
                 autoComplete="one-time-code"
                 autoFocus
                 pattern="[0-9]{6}"
                 maxLength={6}
-                value={code}
-                onChange={(event) => setCode(event.target.value.replace(/\D/g, ''))}
               />
             )}
 
-            <button type="submit" className="login-button" disabled={isLoading}>
-              {isLoading && <span className="login-spinner" aria-hidden="true" />}
+            <button type="submit" className="login-button" disabled={busy || !ready}>
+              {busy && <span className="login-spinner" aria-hidden="true" />}
               Sign in
             </button>
             {step === 'twoFactor' && (
@@ -137,12 +145,11 @@ export function LoginPage() {
         </section>
         {step === 'credentials' && (
           <nav className="login-links" aria-label="Account">
-            <FooterLink to={accountPaths.forgotPassword}>Forgot password?</FooterLink>
-            {options?.registrationOpen && <FooterLink to={accountPaths.register}>Create account</FooterLink>}
+            <Link to={accountPaths.forgotPassword}>Forgot password?</Link>
+            {open && <Link to={accountPaths.register}>Create account</Link>}
           </nav>
         )}
       </div>
-      <DeferredOverlays />
     </main>
   );
 }
@@ -168,14 +175,5 @@ function GhostButton({ onClick, children }: { onClick: () => void; children: Rea
     <button type="button" className="login-button ghost" onClick={onClick}>
       {children}
     </button>
-  );
-}
-
-/** A link to another account screen; its chunk starts loading on hover or focus. */
-function FooterLink({ to, children }: { to: string; children: ReactNode }) {
-  return (
-    <Link to={to} {...usePrefetchLink(to)}>
-      {children}
-    </Link>
   );
 }
