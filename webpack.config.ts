@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import HtmlWebpackPlugin from 'html-webpack-plugin';
 import webpack, { type Configuration } from 'webpack';
@@ -139,6 +140,7 @@ export default function webpackConfig(env: WebpackEnv = {}): Configuration {
               themeNames: themes.map((t) => t.name).join(' '),
               darkThemeNames: themes.filter((t) => t.palette.dark).map((t) => t.name).join(' '),
               prerendered: entry === 'login' ? prerenderedLoginPage() : { head: '', body: '' },
+              themeBoot: readFileSync(path.join(root, 'src/theme/themeBoot.js'), 'utf8'),
             }),
           }),
       ),

@@ -15,7 +15,7 @@ import { median } from './lib/figures';
  * the median of a few runs.
  */
 const kiB = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
-const lighthouseRuns = process.argv.includes('--quick') ? 1 : 3;
+const lighthouseRuns = process.argv.includes('--quick') ? 1 : 5;
 
 /** The element Lighthouse found largest, as its selector (the audit's first table's first node). */
 function lcpElement(details: unknown): string {

@@ -8,7 +8,7 @@ const pluginName = 'PublicAssetsPlugin';
 
 /**
  * Emits what the bundle does not import: the files of public/ as they are (favicon.svg,
- * theme-boot.js …; index.html excepted, HtmlWebpackPlugin renders it) and one generated
+ * robots.txt …; index.html excepted, HtmlWebpackPlugin renders it) and one generated
  * `themes/<name>.css` per catalogue theme. Assets are emitted into the compilation, so
  * webpack-dev-server serves them from memory exactly as the build writes them to dist/.
  */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -165,6 +166,21 @@ describe('SPA fallback', () => {
     expect(csp).toContain("style-src 'self' 'unsafe-inline'");
     expect(csp).toContain("connect-src 'self' ws: wss:");
     expect(csp).not.toContain('upgrade-insecure-requests');
+    // The test page has no inline script: none may run.
+    expect(csp).toContain("script-src 'self';");
+  });
+
+  it("lets the built pages' inline theme boot run by its hash, and no other inline script", async () => {
+    const boot = "document.documentElement.classList.toggle('dark', false);";
+    fs.writeFileSync(path.join(staticDir, 'login.html'), `<!doctype html><html><head><script data-themes="a b">${boot}</script><script src="/static/x.js"></script></head></html>`);
+    const built = await setup({ config: { staticDir } });
+    try {
+      const csp = (await built.app.inject({ url: '/login', headers: { accept: 'text/html' } })).headers['content-security-policy'] as string;
+      const hash = createHash('sha256').update(boot).digest('base64');
+      expect(csp).toContain(`script-src 'self' 'sha256-${hash}';`);
+    } finally {
+      await built.close();
+    }
   });
 });
 

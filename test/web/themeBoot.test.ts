@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { themes } from '../../src/theme/catalogue';
 
-const bootScript = readFileSync(path.join(__dirname, '../../public/theme-boot.js'), 'utf8');
+const bootScript = readFileSync(path.join(__dirname, '../../src/theme/themeBoot.js'), 'utf8');
 
 /** The <head> of public/index.html as the build renders it; the boot script runs as it is added. */
 function loadHead(): void {
@@ -19,7 +19,7 @@ const themeHref = () => document.getElementById('theme-link')?.getAttribute('hre
 
 beforeEach(() => localStorage.clear());
 
-describe('public/theme-boot.js', () => {
+describe('src/theme/themeBoot.js', () => {
   it('applies the stored theme before the app loads', () => {
     localStorage.setItem('theme', 'arya-orange');
     loadHead();

@@ -1,9 +1,10 @@
 /* global document, localStorage */
 // Runs synchronously in <head>, right after the theme link, so the stored theme is in place
-// before the first paint (src/theme/themeStore.ts does the same on a switch). An external file
-// because the CSP forbids inline scripts. The valid names come from this script tag's data
-// attributes, written at build time from src/theme/catalogue.ts; an unknown or missing stored
-// name keeps the default theme the link already points at.
+// before the first paint (src/theme/themeStore.ts does the same on a switch). The build writes it
+// inline into each page (public/index.html), so the first paint waits for no request of its own;
+// the CSP lets it run by its hash (server/http/security.ts). The valid names come from this script
+// tag's data attributes, written at build time from src/theme/catalogue.ts; an unknown or missing
+// stored name keeps the default theme the link already points at.
 (() => {
   const script = document.currentScript;
   const link = document.getElementById('theme-link');
