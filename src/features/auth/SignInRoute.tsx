@@ -1,5 +1,6 @@
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { useAppDispatch } from '../../app/hooks';
+import { DeferredOverlays } from '../ui/DeferredOverlays';
 import { usePrefetchLink } from '../ui/usePrefetchLink';
 import { authApi } from './authApi';
 import { LoginPage, type AccountLink } from './LoginPage';
@@ -13,7 +14,8 @@ const RouterLink: AccountLink = ({ to, children }) => (
 );
 
 /**
- * The sign-in page inside the console, where a session that ends (log out, expiry) leads: once signed
+ * The sign-in page inside the console, where a session that ends (log out, expiry, a disabled account)
+ * leads, with the console's overlays: the toast saying why the session ended shows over it. Once signed
  * in, the current user is read again and the person goes back where they were.
  */
 export function SignInRoute() {
@@ -24,5 +26,10 @@ export function SignInRoute() {
     await dispatch(authApi.endpoints.me.initiate(undefined, { forceRefetch: true, subscribe: false }));
     await navigate(safeReturnUrl(searchParams.get('returnUrl')), { replace: true });
   };
-  return <LoginPage onSignedIn={signedIn} Link={RouterLink} />;
+  return (
+    <>
+      <LoginPage onSignedIn={signedIn} Link={RouterLink} />
+      <DeferredOverlays />
+    </>
+  );
 }
