@@ -200,16 +200,32 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
   // After migrations; instances keep running when the server stops (close only stops watching).
   const supervision: [string, () => unknown][] = [];
   if (deps.supervise !== false && hostAgent) {
+    supervision.push(['host', () => hostAgent.register()]);
+    // A start that listens first knows its address by now: it is recorded before any work is taken.
+    if (afterListen) supervision.push(['host address', hostAddress]);
     supervision.push(
-      ['host', () => hostAgent.register()],
       ['instances', () => instances.startSupervision()],
       ['backups', () => backups.start()],
       ['scripts', () => scripts.recover()],
-      ['schedules', () => [pointInTime.start(), metrics.start(), hostAgent.start()]],
+      [
+        'schedules',
+        () => {
+          pointInTime.start();
+          metrics.start();
+          hostAgent.start();
+        },
+      ],
     );
   }
   if (deps.supervise !== false && role !== 'agent') {
-    supervision.push(['watches', () => [retention.start(), statistics.start(), hostWatch.start()]]);
+    supervision.push([
+      'watches',
+      () => {
+        retention.start();
+        statistics.start();
+        hostWatch.start();
+      },
+    ]);
   }
   const compileRouteSchemas = (onError = (error: unknown) => app.log.error({ err: error }, 'A route schema does not compile')) =>
     schemas.compileRemaining(onError);
@@ -217,9 +233,7 @@ export function buildApp(config: Config, deps: AppDeps = {}) {
     app.addHook('onReady', async () => startup.mark('routesReady'));
     app.addHook('onListen', async () => {
       startup.mark('listening');
-      const [first, ...rest] = supervision;
-      const steps: [string, () => unknown][] = first?.[0] === 'host' ? [first, ['host address', hostAddress], ...rest] : supervision;
-      void startup.run(steps, onStepError, { gate: true });
+      void startup.run(supervision, onStepError, { gate: true });
       void startup.run([['route schemas', () => compileRouteSchemas()]], onStepError);
     });
   } else {
