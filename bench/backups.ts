@@ -16,8 +16,9 @@ import { recordPublished } from './lib/publishedEvents';
 import { loadAverage, median, table } from './lib/figures';
 
 // `npm run bench -- backups [--quick] [--scale=N] [--rounds=N]`: Warden's database backup of a real PostgreSQL 15 instance filled by
-// pgbench, timed from the POST to BackupCompleted over loopback HTTP, alternated with a plain `pg_dump -Fc` of
-// the same database; then a clone from the backup beside a plain pg_restore of the plain dump.
+// pgbench, timed from the POST to BackupCompleted over loopback HTTP, taking turns with a plain `pg_dump -Fc` of
+// the same database and with the same work done plainly (every database and the globals); then a clone from the
+// backup beside a plain pg_restore of the plain dump.
 
 const quick = process.argv.includes('--quick');
 /** pgbench scale: 20 ≈ 300 MB on disk (the full run insists on it); 2 ≈ 30 MB for a quick look; --scale=N for another size. */
@@ -84,12 +85,13 @@ async function main() {
   const loadAtStart = loadAverage();
   console.log(
     `Database backup of a real PostgreSQL 15 instance created through Warden and filled by pgbench -i -s ${scale} into database "${database}": ` +
-      `Warden's backup (POST …/backups/database/backup over loopback HTTP → BackupCompleted published) alternated ${rounds}× with a plain ` +
-      '`pg_dump -Fc -f <file>` of the same database, run as the engine user over the instance\'s socket. Then a clone from the last backup ' +
+      `Warden's backup (POST …/backups/database/backup over loopback HTTP → BackupCompleted published) taking turns ${rounds}× with a plain ` +
+      '`pg_dump -Fc -f <file>` of the same database, run as the engine user over the instance\'s socket, and with "all dbs": ' +
+      '`pg_dump -Fc` of every database at once beside `pg_dumpall --globals-only`, the same work as Warden\'s done plainly. Then a clone from the last backup ' +
       '(POST …/clone {name, backupId} → the clone operation completed with the instance running) beside a plain `pg_restore -j 2` ' +
       '(the jobs Warden uses) of the plain dump into a fresh database of the same instance.\n' +
-      'Dump phase = POST → the archive step begins (globals, pg_dump of every database with exact row counts taken beside it in ' +
-      'the same snapshot); archive phase = tar writing the archive from the dumps, its sha256 read back while it is fsynced, rename, bookkeeping → BackupCompleted. ' +
+      'Dump phase = POST → the archive step begins (globals, pg_dump of every database, and the tables each dump holds read beside it ' +
+      'in the same snapshot, with the planner\'s row estimates); archive phase = tar writing the archive from the dumps, its sha256 read back while it is fsynced, rename, bookkeeping → BackupCompleted. ' +
       'CPU s = CPU seconds of this process (server, pg_dump, tar) and of the instance (postmaster and its backends): other work ' +
       'on the machine moves it less than wall time.\n' +
       `Load average (1/5/15 min) at start: ${loadAtStart} on ${os.cpus().length} CPUs.\n`,
@@ -157,7 +159,7 @@ async function main() {
     );
     if (!quick && databaseBytes < minimumFullBytes) throw new Error(`the full run needs at least ${megabytes(minimumFullBytes)}; raise the scale`);
 
-    // ---- Backups, alternated ----
+    // ---- Backups, taking turns ----
 
     // The plain dumps go where the engine user may write, as an operator's would.
     const plainDir = path.join(dataDir, 'plain');
@@ -203,10 +205,34 @@ async function main() {
       return { ms, cpuSeconds: (await cpuSeconds()) - cpuBefore, file };
     };
 
+    /**
+     * The same work as Warden's backup, done plainly: `pg_dump -Fc` of every database the instance lets
+     * connect, all at once, beside `pg_dumpall --globals-only`. The ratio to it shows what Warden adds
+     * to that work; the ratio to the one plain dump above (the target's) also holds the other
+     * databases' dumps, which share the two cores with the large one.
+     */
+    const databaseNames = (await psqlValue(target, 'postgres', 'select datname from pg_database where datallowconn and not datistemplate order by 1')).split('\n');
+    const plainWhole = async (round: number): Promise<PlainRun> => {
+      const cpuBefore = await cpuSeconds();
+      const started = performance.now();
+      const files = databaseNames.map((_, index) => path.join(plainDir, `whole-${round}-${index + 1}.dump`));
+      await Promise.all([
+        pgTool(target, 'pg_dumpall', ['--globals-only']),
+        ...databaseNames.map((name, index) => pgTool(target, 'pg_dump', ['-Fc', '-f', files[index], '-d', name])),
+      ]);
+      const ms = performance.now() - started;
+      const cpu = (await cpuSeconds()) - cpuBefore;
+      for (const file of files) rmSync(file, { force: true });
+      return { ms, cpuSeconds: cpu, file: '' };
+    };
+
     const warden: WardenRun[] = [];
     const plain: PlainRun[] = [];
-    const rows = [['round', 'first', 'Warden s', '(dump phase', 'archive phase)', 'plain s', 'Warden/plain', 'Warden CPU s', 'plain CPU s', 'CPU ratio']];
-    const row = (label: string, first: string, w: Omit<WardenRun, 'backup'>, p: Omit<PlainRun, 'file'>) => [
+    const whole: PlainRun[] = [];
+    const rows = [
+      ['round', 'first', 'Warden s', '(dump phase', 'archive phase)', 'plain s', 'Warden/plain', 'Warden CPU s', 'plain CPU s', 'CPU ratio', 'all dbs s', 'Warden/all dbs', 'all dbs CPU s'],
+    ];
+    const row = (label: string, first: string, w: Omit<WardenRun, 'backup'>, p: Omit<PlainRun, 'file'>, all: Omit<PlainRun, 'file'>) => [
       label,
       first,
       seconds(w.totalMs),
@@ -217,27 +243,32 @@ async function main() {
       w.cpuSeconds.toFixed(2),
       p.cpuSeconds.toFixed(2),
       (w.cpuSeconds / p.cpuSeconds).toFixed(3),
+      seconds(all.ms),
+      (w.totalMs / all.ms).toFixed(3),
+      all.cpuSeconds.toFixed(2),
     ];
     for (let round = 1; round <= rounds; round++) {
-      // Which goes first alternates, so that cache warmth and drift favour neither.
-      const wardenFirst = round % 2 === 1;
-      if (wardenFirst) {
-        warden.push(await wardenBackup());
-        plain.push(await plainDump(round));
-      } else {
-        plain.push(await plainDump(round));
-        warden.push(await wardenBackup());
-      }
+      // Which goes first turns with each round, so that cache warmth and drift favour none.
+      const runs = [
+        { label: 'Warden', run: async () => void warden.push(await wardenBackup()) },
+        { label: 'plain', run: async () => void plain.push(await plainDump(round)) },
+        { label: 'all dbs', run: async () => void whole.push(await plainWhole(round)) },
+      ];
+      const turn = (round - 1) % runs.length;
+      const order = [...runs.slice(turn), ...runs.slice(0, turn)];
+      for (const { run } of order) await run();
       const w = warden[warden.length - 1];
       const p = plain[plain.length - 1];
+      const all = whole[whole.length - 1];
       // Only the last plain dump is restored; the others need not take disk space.
       if (round > 1) rmSync(plain[plain.length - 2].file, { force: true });
-      rows.push(row(String(round), wardenFirst ? 'Warden' : 'plain', w, p));
-      console.log(`round ${round}: Warden ${seconds(w.totalMs)} s, plain ${seconds(p.ms)} s (load ${loadAverage()})`);
+      rows.push(row(String(round), order[0].label, w, p, all));
+      console.log(`round ${round}: Warden ${seconds(w.totalMs)} s, plain ${seconds(p.ms)} s, all dbs ${seconds(all.ms)} s (load ${loadAverage()})`);
     }
     const medianOf = <T>(runs: T[], field: (run: T) => number) => median(runs.map(field));
     const wardenMedian = medianOf(warden, (w) => w.totalMs);
     const plainMedian = medianOf(plain, (p) => p.ms);
+    const wholeMedian = medianOf(whole, (p) => p.ms);
     const ratio = wardenMedian / plainMedian;
     rows.push(
       row(
@@ -245,10 +276,15 @@ async function main() {
         '',
         { totalMs: wardenMedian, dumpMs: medianOf(warden, (w) => w.dumpMs), packMs: medianOf(warden, (w) => w.packMs), cpuSeconds: medianOf(warden, (w) => w.cpuSeconds) },
         { ms: plainMedian, cpuSeconds: medianOf(plain, (p) => p.cpuSeconds) },
+        { ms: wholeMedian, cpuSeconds: medianOf(whole, (p) => p.cpuSeconds) },
       ),
     );
     console.log(`\n${table(rows)}`);
     console.log(`\nWarden / plain, medians of wall time: ${ratio.toFixed(3)} (target < ${targetRatio.toFixed(2)}: ${ratio < targetRatio ? 'met' : 'NOT met'})`);
+    console.log(
+      `Warden / the same work done plainly (${databaseNames.length} databases' pg_dump -Fc at once beside pg_dumpall --globals-only), medians of wall time: ` +
+        `${(wardenMedian / wholeMedian).toFixed(3)}; that work / the one plain dump: ${(wholeMedian / plainMedian).toFixed(3)}`,
+    );
 
     const last = warden[warden.length - 1].backup;
     const benchDump = last.contents?.databases?.find((d) => d.name === database);
