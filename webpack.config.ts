@@ -132,8 +132,10 @@ export default function webpackConfig(env: WebpackEnv = {}): Configuration {
             template: path.join(root, 'public/index.html'),
             filename: entry === 'main' ? 'index.html' : 'login.html',
             chunks: [entry],
+            // The sign-in page adds its scripts itself, after its first paint.
+            inject: entry === 'main',
             // The build id lets an open page tell that the server now serves another build (src/app/buildId.ts).
-            templateParameters: (compilation) => ({
+            templateParameters: (compilation, assets) => ({
               publicPath,
               defaultTheme,
               buildId: compilation.fullHash ?? compilation.hash ?? '',
@@ -141,6 +143,7 @@ export default function webpackConfig(env: WebpackEnv = {}): Configuration {
               darkThemeNames: themes.filter((t) => t.palette.dark).map((t) => t.name).join(' '),
               prerendered: entry === 'login' ? prerenderedLoginPage() : { head: '', body: '' },
               themeBoot: readFileSync(path.join(root, 'src/theme/themeBoot.js'), 'utf8'),
+              afterFirstPaint: entry === 'login' ? { scripts: assets.js.join(' '), loader: readFileSync(path.join(root, 'src/afterFirstPaint.js'), 'utf8') } : null,
             }),
           }),
       ),

@@ -1,13 +1,9 @@
 /**
  * The sign-in page's entry. login.html holds the page already drawn (scripts/webpack/prerenderLogin.tsx),
- * so it paints as soon as the HTML and theme stylesheet arrive; React and the page's code are asked for
- * only after that first frame, so that on a slow link they do not compete with it. Until they run, the
- * fields take typing and Sign in waits.
+ * and adds this script only once that drawing is on screen (src/afterFirstPaint.js), so that on a slow
+ * link React and the page's code do not compete with the first paint. Until they run, the fields take
+ * typing and Sign in waits.
  */
-requestAnimationFrame(() =>
-  setTimeout(() => {
-    import(/* webpackChunkName: "login-page" */ './loginPage').catch((error: unknown) => {
-      console.error('The sign-in page could not load', error);
-    });
-  }),
-);
+import(/* webpackChunkName: "login-page" */ './loginPage').catch((error: unknown) => {
+  console.error('The sign-in page could not load', error);
+});
