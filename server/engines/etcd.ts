@@ -118,7 +118,7 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
     // birth every member starts without data, as a new cluster.
     const hasData = (m: Member) => fs.existsSync(path.join(m.data, 'member'));
     const clusterExists = members.some(hasData);
-    const spawned = await Promise.all(
+    const starts = await Promise.allSettled(
       stopped.map(async (m) => {
         // The other members' folders (members/<ordinal>) are the instance user's, like the first's.
         for (const folder of m.ordinal === 1 ? [] : [path.dirname(path.dirname(m.pidFile)), path.dirname(m.pidFile)]) {
@@ -146,16 +146,21 @@ export function etcdEngine(binaries: EngineBinaries): Engine {
         return { member: m, childPid };
       }),
     );
+    const spawned = starts.flatMap((start) => (start.status === 'fulfilled' ? [start.value] : []));
+    // A member that exited before its process could even be found (a port another process holds) fails
+    // the start like one that never answers, and the others still end with it.
+    const unstarted = stopped.filter((_, index) => starts[index].status === 'rejected');
     const waiting = new Set(spawned);
     // A cluster forms only once a quorum of its members has started, which a busy host makes slower.
-    for (const deadline = Date.now() + (members.length > 1 ? 60_000 : 30_000); waiting.size > 0 && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + (members.length > 1 ? 60_000 : 30_000); unstarted.length === 0 && waiting.size > 0 && Date.now() < deadline; ) {
       for (const s of [...waiting]) if (await healthy(s.member)) waiting.delete(s);
       if ([...waiting].some((s) => !isAlive(s.childPid))) break;
       if (waiting.size > 0) await sleep(200);
     }
-    if (waiting.size === 0) return ensureEtcdAuth(rt);
+    if (waiting.size === 0 && unstarted.length === 0) return ensureEtcdAuth(rt);
     const tail = fs.readFileSync(log, 'utf8').trim().split('\n').slice(-3).join('\n');
-    const which = members.length > 1 ? ` (member ${[...waiting].map((s) => s.member.ordinal).join(', ')})` : '';
+    const failing = (unstarted.length > 0 ? unstarted : [...waiting].map((s) => s.member)).map((m) => m.ordinal);
+    const which = members.length > 1 ? ` (member ${failing.join(', ')})` : '';
     // What this start spawned ends with it: a first start that failed would otherwise leave members
     // running before authentication was turned on, open to any local process.
     await Promise.all(spawned.map((s) => stopMember(s.member)));

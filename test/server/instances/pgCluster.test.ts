@@ -238,12 +238,12 @@ describe('a PostgreSQL cluster of three members on Patroni', () => {
     const leader = leaderOf(await members())!;
     expect(history.at(-1)).toMatchObject({ newLeader: leader.name, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
     // HAProxy's log measured how long each lost leader left the read-write address without a writer:
-    // about the lock's 20 s, and longer for the one the pause held lost. The switchover is not measured.
+    // about the lock's 20 s, and longer for the one the pause held lost. The switchover's hand-over
+    // lasts a health check or two: HAProxy logs it as a short outage when its checks fall in it, or not at all.
     const measured = history.flatMap((h) => (h.writeOutageSeconds === null ? [] : [h.writeOutageSeconds]));
-    expect(measured.length).toBeGreaterThanOrEqual(2);
-    for (const seconds of measured) expect(seconds).toBeGreaterThan(10);
+    expect(measured.filter((seconds) => seconds > 10).length).toBeGreaterThanOrEqual(2);
     expect(Math.max(...measured)).toBeGreaterThan(25);
-    expect(history.filter((h) => h.writeOutageSeconds === null).length).toBeGreaterThanOrEqual(1);
+    expect(history.filter((h) => h.writeOutageSeconds === null || h.writeOutageSeconds < 5).length).toBeGreaterThanOrEqual(1);
     const timing = (await world.call('GET', `/instances/${cluster.id}/cluster/timing`)).json();
     expect(timing).toEqual({ preset: 'fast', synchronous: true, ttl: 20, loopWait: 1, retryTimeout: 9, checkIntervalMs: 500, checkFall: 2, worstCaseSeconds: 22 });
     // The instance's log names each new leader with Patroni's reason.
