@@ -7,6 +7,7 @@ import type { Engine, InstanceRuntime } from '../engines/engine';
 import { limitsFor, mayEdit, parameterPolicy, policyErrors, refusal } from '../engines/parameterPolicy';
 import { ParametersRefused } from '../engines/parameterValues';
 import { EngineError } from '../engines/processRunner';
+import { unreachableProblem } from '../http/pgProblem';
 import { HttpProblem, validationProblem } from '../http/problems';
 import { cloneFromBackup, cloneInstance, createInstance, launchCreation, launchRestore, nameProblem, restoreToPoint, type CopyShape, type CreateInput, type PointRestoreInput } from './createInstance';
 import { InstanceContext } from './instanceContext';
@@ -149,8 +150,7 @@ export class InstanceService extends InstanceContext {
       const pendingRestart = await engine.pendingRestart(rt);
       return { revision: (await latestRevision(this.deps.db, id))?.revision ?? 0, parameters, pendingRestart };
     } catch (error) {
-      if (error instanceof EngineError) throw new HttpProblem(409, error.message);
-      throw error;
+      throw engineProblem(error);
     }
   }
 
@@ -181,19 +181,21 @@ export class InstanceService extends InstanceContext {
         const allowed = Object.fromEntries(Object.entries(changes).filter(([name]) => !Object.hasOwn(refused, name)));
         errors = { ...(await engine.validate(rt, allowed)), ...refused };
       } catch (error) {
-        throw error instanceof EngineError ? new HttpProblem(409, error.message) : error;
+        throw engineProblem(error);
       }
       // Nothing is written when any parameter is refused.
       if (Object.keys(errors).length > 0) throw validationProblem(errors);
       // The previous value as the console saved it (with its unit), else the engine's current setting.
       const saved = await revisionParameters(this.deps.db, id);
-      const parameters = await engine.parameters(rt);
+      const parameters = await engine.parameters(rt).catch((error: unknown) => {
+        throw engineProblem(error);
+      });
       const before = new Map(parameters.map((p) => [p.name, Object.hasOwn(saved, p.name) ? saved[p.name] : p.value]));
       const units = new Map(parameters.map((p) => [p.name, p.unit]));
       try {
         result = await engine.apply(rt, changes);
       } catch (error) {
-        throw error instanceof ParametersRefused ? validationProblem(error.errors) : error;
+        throw error instanceof ParametersRefused ? validationProblem(error.errors) : engineProblem(error);
       }
       const diff: ConfigChange[] = Object.entries(changes).map(([name, to]) => ({ name, from: before.get(name) ?? null, to }));
       revision = await recordRevision(this.deps.db, id, author, this.deps.clock(), changes, Object.fromEntries(diff.map((d) => [d.name, d.from])));
@@ -306,4 +308,10 @@ export class InstanceService extends InstanceContext {
   private probeInto(row: InstanceRow, rt: InstanceRuntime, engine: Engine): Promise<InstanceStatus> {
     return probeInto(this, row, rt, engine);
   }
+}
+
+/** What an engine call threw, as its caller's problem: the engine's refusal, or an instance that does not answer. */
+function engineProblem(error: unknown): unknown {
+  if (error instanceof EngineError) return new HttpProblem(409, error.message);
+  return unreachableProblem(error) ?? error;
 }

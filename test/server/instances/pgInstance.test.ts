@@ -147,6 +147,24 @@ describe('a PostgreSQL instance', () => {
     expect(world.events('OperationCompleted')).toContainEqual(expect.objectContaining({ instanceId: alpha.id, kind: 'reload', ok: true }));
   });
 
+  it('answers 409, never a server error, when the running instance does not answer a read or a change of its configuration', async () => {
+    const pid = (await postmasterPid(alpha))!;
+    // A frozen postmaster (a host under memory pressure, a debugger) takes connections and never answers them.
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const read = await world.call('GET', `/instances/${alpha.id}/config`);
+      expect(read.statusCode).toBe(409);
+      expect(read.json().detail).toMatch(/^The instance did not answer/);
+      const change = await world.call('PUT', `/instances/${alpha.id}/config`, { parameters: { work_mem: '9MB' }, apply: 'none' });
+      expect(change.statusCode).toBe(409);
+      expect(change.json().detail).toMatch(/^The instance did not answer/);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    expect((await world.call('GET', `/instances/${alpha.id}/config`)).statusCode).toBe(200);
+    expect((await client.query('show work_mem')).rows[0].work_mem).toBe('8MB');
+  });
+
   it('clones into a new instance on its own port holding the same data', async () => {
     const res = await world.call('POST', `/instances/${alpha.id}/clone`, { name: 'alpha-copy' });
     expect(res.statusCode).toBe(202);
