@@ -11,7 +11,9 @@ import { instancePageReady, loaded, runningA11yInstance, stopA11yInstance } from
 
 const themes = ['aura-light-green', 'aura-dark-green'] as const;
 
-test.setTimeout(120_000);
+// About twenty screens and dialogs with an axe run each: two minutes on a slow machine, where both
+// themes' runs took 1.9–2.0 minutes; five leave room for a busy one.
+test.setTimeout(300_000);
 
 /** What the screens need: one running pg instance, a group and a user to open. */
 interface World {

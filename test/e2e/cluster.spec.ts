@@ -18,8 +18,10 @@ import { signIn } from './signIn';
 const baseURL = () => process.env.WARDEN_E2E_URL!;
 const dataDir = () => process.env.WARDEN_E2E_DATA_DIR!;
 
-// A lost leader takes the lock's 20 s to be replaced; creating the two clusters takes a while on two cores.
-test.setTimeout(420_000);
+// A lost leader takes the lock's 20 s to be replaced; creating the two clusters takes a while on two cores,
+// and the axe check of the cluster's page in every theme about five seconds a theme on a slow machine
+// (six minutes of the seven this test took when it ran out of a seven-minute limit).
+test.setTimeout(900_000);
 
 /** A process and every process under it, read from /proc. */
 function processTree(pid: number): number[] {

@@ -12,8 +12,9 @@ import { a11yInstanceName, instancePageReady, loaded, runningA11yInstance, stopA
 // place, as the console does it, rather than a browser per theme. One report at the end names each
 // theme, screen and serious or critical violation.
 
-// About three minutes on two cores, and six on a slow machine; ten leave room for a busy one.
-test.setTimeout(600_000);
+// About three minutes on two cores, six to seven on a slow machine, and over ten in a whole run on
+// one; fifteen leave room for a busy one.
+test.setTimeout(900_000);
 // A trace of some three hundred axe runs would be large and slow each of them; a failure's report says what to fix.
 test.use({ trace: 'off' });
 
