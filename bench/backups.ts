@@ -212,7 +212,7 @@ async function main() {
      * databases' dumps, which share the two cores with the large one.
      */
     const databaseNames = (await psqlValue(target, 'postgres', 'select datname from pg_database where datallowconn and not datistemplate order by 1')).split('\n');
-    const plainWhole = async (round: number): Promise<PlainRun> => {
+    const plainWhole = async (round: number): Promise<Omit<PlainRun, 'file'>> => {
       const cpuBefore = await cpuSeconds();
       const started = performance.now();
       const files = databaseNames.map((_, index) => path.join(plainDir, `whole-${round}-${index + 1}.dump`));
@@ -223,12 +223,12 @@ async function main() {
       const ms = performance.now() - started;
       const cpu = (await cpuSeconds()) - cpuBefore;
       for (const file of files) rmSync(file, { force: true });
-      return { ms, cpuSeconds: cpu, file: '' };
+      return { ms, cpuSeconds: cpu };
     };
 
     const warden: WardenRun[] = [];
     const plain: PlainRun[] = [];
-    const whole: PlainRun[] = [];
+    const whole: Omit<PlainRun, 'file'>[] = [];
     const rows = [
       ['round', 'first', 'Warden s', '(dump phase', 'archive phase)', 'plain s', 'Warden/plain', 'Warden CPU s', 'plain CPU s', 'CPU ratio', 'all dbs s', 'Warden/all dbs', 'all dbs CPU s'],
     ];
