@@ -188,8 +188,10 @@ export function confinedCommand(who: Confined, command: string, args: string[], 
  * The host pid of the command a detached bwrap runs: bwrap forks its own init into the new PID
  * namespace, which forks the command (prlimit and setpriv exec into it, keeping the pid). The pid in
  * the engine's own files (postmaster.pid) is the one inside the namespace, useless outside.
+ * It is answered once setpriv has made it `uid`'s: before that it is still root's, so neither a
+ * look for the user's processes nor a removal that kills them would find it.
  */
-export async function confinedPid(bwrapPid: number, timeoutMs = 5_000): Promise<number> {
+export async function confinedPid(bwrapPid: number, uid: number, timeoutMs = 5_000): Promise<number> {
   const children = (pid: number): number[] => {
     try {
       return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
@@ -197,11 +199,19 @@ export async function confinedPid(bwrapPid: number, timeoutMs = 5_000): Promise<
       return [];
     }
   };
+  const runsAs = (pid: number): boolean => {
+    try {
+      const ids = /^Uid:\s+(.*)$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1].split(/\s+/).map(Number) ?? [];
+      return ids.length > 0 && ids.every((id) => id === uid);
+    } catch {
+      return false;
+    }
+  };
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const init = children(bwrapPid)[0];
     const command = init === undefined ? undefined : children(init)[0];
-    if (command !== undefined) return command;
+    if (command !== undefined && runsAs(command)) return command;
     if (Date.now() > deadline || !fs.existsSync(`/proc/${bwrapPid}`)) throw new Error('The confined engine process did not start.');
     await new Promise((resolve) => setTimeout(resolve, 10));
   }

@@ -81,9 +81,9 @@ export async function spawnDetached(user: EngineUser | null, command: string, ar
   } finally {
     fs.closeSync(out);
   }
-  if (!how.confined) return pid;
+  if (!how.confined || !user) return pid;
   try {
-    return await confinedPid(pid);
+    return await confinedPid(pid, user.uid);
   } catch {
     throw new EngineError(`${toolName(command)} could not be started: see its log.`);
   }

@@ -111,6 +111,18 @@ describeAsRoot('an instance’s confined processes', () => {
     }
   });
 
+  it('are answered by spawnDetached only once they run as the instance’s user', async () => {
+    // Before setpriv changes user the command is root's, invisible to a look for the user's processes (or a removal's kill).
+    for (let round = 0; round < 10; round++) {
+      const pid = await spawnDetached(betaUser, '/bin/sleep', ['300'], path.join(beta.dir, 'sleep.log'));
+      try {
+        expect(processesOf(betaUser.uid)).toContain(pid);
+      } finally {
+        process.kill(pid, 'SIGKILL');
+      }
+    }
+  });
+
   it('are held to the limits: processes, open files, no core files', async () => {
     const limits = (user: EngineUser) => sh(user, "grep -E '^Max (processes|open files|core file size|address space)' /proc/self/limits | awk '{print $(NF-1)}'");
     // Soft and hard alike; one line each: core file size, processes, open files, address space.
