@@ -23,7 +23,12 @@ function startCompiled(dataDir: string) {
     child.once('exit', (code) => reject(new Error(`the compiled server exited with ${code}: ${output}`)));
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  return { child, url, exited, output: () => output };
+  /** Resolves once the output holds `text`; the first admin's banner follows the listening line, after the confinement check. */
+  const printed = async (text: string, ms = 20_000) => {
+    for (const deadline = Date.now() + ms; !output.includes(text) && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50));
+    return output;
+  };
+  return { child, url, exited, output: () => output, printed };
 }
 
 describe('compiled server (npm start)', () => {
@@ -80,7 +85,7 @@ describe('compiled server (npm start)', () => {
       const response = await fetch(`${url}/healthz`);
       expect(response.status).toBe(200);
       expect(['starting', 'ok']).toContain((await response.json()).status);
-      expect(server.output()).toContain('Warden created the first administrator account');
+      expect(await server.printed('Warden created the first administrator account')).toContain('Warden created the first administrator account');
     } finally {
       server.child.kill('SIGTERM');
     }
