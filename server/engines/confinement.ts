@@ -184,6 +184,15 @@ export function confinedCommand(who: Confined, command: string, args: string[], 
   };
 }
 
+/** A process's real, effective, saved and filesystem uids, or none once it is gone. */
+export function processUids(pid: number): number[] {
+  try {
+    return /^Uid:\s+(.*)$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1].split(/\s+/).map(Number) ?? [];
+  } catch {
+    return [];
+  }
+}
+
 /**
  * The host pid of the command a detached bwrap runs: bwrap forks its own init into the new PID
  * namespace, which forks the command (prlimit and setpriv exec into it, keeping the pid). The pid in
@@ -200,12 +209,8 @@ export async function confinedPid(bwrapPid: number, uid: number, timeoutMs = 5_0
     }
   };
   const runsAs = (pid: number): boolean => {
-    try {
-      const ids = /^Uid:\s+(.*)$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1].split(/\s+/).map(Number) ?? [];
-      return ids.length > 0 && ids.every((id) => id === uid);
-    } catch {
-      return false;
-    }
+    const ids = processUids(pid);
+    return ids.length > 0 && ids.every((id) => id === uid);
   };
   const deadline = Date.now() + timeoutMs;
   for (;;) {

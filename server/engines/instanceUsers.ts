@@ -5,7 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ProcessLimits } from './confinement';
+import { processUids, type ProcessLimits } from './confinement';
 import { EngineError, isAlive } from './processRunner';
 
 /**
@@ -162,17 +162,11 @@ export function migrateInstanceFolder(rt: { id: string; dir: string }): boolean 
 
 /** The pids of every process that runs as `uid` (any of its real, effective, saved or file-system ids). */
 export function processesOf(uid: number): number[] {
-  const found: number[] = [];
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const ids = /^Uid:\s+(.*)$/m.exec(fs.readFileSync(`/proc/${name}/status`, 'utf8'))?.[1].split(/\s+/).map(Number) ?? [];
-      if (ids.includes(uid)) found.push(Number(name));
-    } catch {
-      // Gone while the list was read.
-    }
-  }
-  return found;
+  return fs
+    .readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => processUids(pid).includes(uid));
 }
 
 /**
